@@ -1,0 +1,34 @@
+const jestJupyterLab = require('@jupyterlab/testutils/lib/jest-config');
+
+// The base list from @jupyterlab/testing plus the packages this project
+// imports; leaving one out fails with "Unexpected token 'export'".
+const esModules = [
+  '@codemirror',
+  '@jupyter/ydoc',
+  '@jupyter/react-components',
+  '@jupyter/web-components',
+  '@jupyterlab/',
+  '@microsoft',
+  'exenv-es6',
+  'lib0',
+  'nanoid',
+  'vscode-ws-jsonrpc',
+  'y-protocols',
+  'y-websocket',
+  'yjs'
+].join('|');
+
+const baseConfig = jestJupyterLab(__dirname);
+
+module.exports = {
+  ...baseConfig,
+  automock: false,
+  collectCoverageFrom: [
+    'src/**/*.{ts,tsx}',
+    '!src/**/*.d.ts',
+    '!src/**/.ipynb_checkpoints/*'
+  ],
+  coverageReporters: ['lcov', 'text-summary'],
+  testRegex: 'src/.*/.*.spec.ts[x]?$',
+  transformIgnorePatterns: [`/node_modules/(?!${esModules}).+`]
+};

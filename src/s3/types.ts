@@ -1,0 +1,83 @@
+/**
+ * What the core logic needs of an S3 service. The SDK-backed implementation
+ * lives in `./client.ts` and is loaded on first use; unit tests use fakes.
+ */
+
+/**
+ * Metadata of one object (version).
+ */
+export interface IObjectHead {
+  contentLength?: number;
+  contentType?: string;
+  etag?: string;
+  versionId?: string;
+  lastModified?: Date;
+}
+
+/**
+ * Options of a download.
+ */
+export interface IGetObjectOptions {
+  versionId?: string;
+  signal?: AbortSignal;
+  /** Called as bytes arrive. */
+  onProgress?: (loaded: number, total?: number) => void;
+  /** Refuse (TooLarge) before downloading an object larger than this. */
+  maxBytes?: number;
+}
+
+/**
+ * A downloaded object.
+ */
+export interface IObjectData {
+  head: IObjectHead;
+  bytes: Uint8Array;
+}
+
+/**
+ * Options of an upload.
+ */
+export interface IPutObjectOptions {
+  contentType?: string;
+  /** Replace only this version (compare-and-swap on the ETag). */
+  ifMatch?: string;
+  /** Create only: fail if the object exists. */
+  ifNoneMatch?: '*';
+  signal?: AbortSignal;
+  onProgress?: (loaded: number, total?: number) => void;
+}
+
+/**
+ * The result of an upload.
+ */
+export interface IPutObjectResult {
+  etag?: string;
+  versionId?: string;
+}
+
+/**
+ * An S3 service as the core logic sees it. Failures are `BookshelfError`s.
+ */
+export interface IObjectStore {
+  /** The object's metadata, or null when it does not exist. */
+  headObject(
+    bucket: string,
+    key: string,
+    versionId?: string
+  ): Promise<IObjectHead | null>;
+  getObject(
+    bucket: string,
+    key: string,
+    options?: IGetObjectOptions
+  ): Promise<IObjectData>;
+  putObject(
+    bucket: string,
+    key: string,
+    body: Uint8Array | string,
+    options?: IPutObjectOptions
+  ): Promise<IPutObjectResult>;
+  /** 'Enabled', 'Suspended' or 'Off' (never enabled). */
+  getBucketVersioning(bucket: string): Promise<'Enabled' | 'Suspended' | 'Off'>;
+  /** Resolves when the bucket exists and may be reached. */
+  headBucket(bucket: string): Promise<void>;
+}

@@ -1,0 +1,153 @@
+import type { Contents } from '@jupyterlab/services';
+import { Token } from '@lumino/coreutils';
+import type { ISignal } from '@lumino/signaling';
+
+/**
+ * The npm package name, also the prefix of every plugin id.
+ */
+export const PACKAGE_NAME = 'jupyterlab-bookshelf';
+
+/**
+ * The id of the plugin that owns the settings (schema/core.json).
+ */
+export const CORE_PLUGIN_ID = `${PACKAGE_NAME}:core`;
+
+/**
+ * How the browser authenticates to the S3 service.
+ */
+export type CredentialsMode = 'anonymous' | 'session' | 'settings' | 'endpoint';
+
+/**
+ * What happens when a published object already exists.
+ */
+export type OverwritePolicy = 'confirm' | 'always' | 'never';
+
+/**
+ * The effective settings, parsed and normalized.
+ */
+export interface IBookshelfSettings {
+  endpointUrl: string;
+  region: string;
+  forcePathStyle: boolean;
+  credentials: {
+    mode: CredentialsMode;
+    accessKeyId: string;
+    secretAccessKey: string;
+    sessionToken: string;
+    endpoint: string;
+  };
+  publishBucket: string;
+  publishPrefix: string;
+  overwritePolicy: OverwritePolicy;
+  allowedBuckets: string[];
+  openAfterClone: boolean;
+  maxObjectSizeMB: number;
+}
+
+/**
+ * A clone request: the payload of the seed's clone POST.
+ */
+export interface ICloneRequest {
+  s3_bucket: string;
+  s3_key: string;
+  /** Path in the Jupyter file tree; a folder (trailing slash) or a file. */
+  target_path?: string;
+  s3_version_id?: string;
+}
+
+/**
+ * Progress of a transfer.
+ */
+export interface ITransferProgress {
+  loaded: number;
+  /** Total bytes, when known. */
+  total?: number;
+}
+
+/**
+ * Options for a clone through the browser API.
+ */
+export interface ICloneOptions {
+  signal?: AbortSignal;
+  onProgress?: (progress: ITransferProgress) => void;
+}
+
+/**
+ * The body of the seed's publish PUT.
+ */
+export interface IPublishBody {
+  type: 'notebook';
+  content: unknown;
+}
+
+/**
+ * Options for a publish through the browser API.
+ */
+export interface IPublishOptions {
+  /** Publish this content instead of the saved file. */
+  body?: IPublishBody;
+  /** The destination path below the publish prefix (default: the file's path). */
+  destination?: string;
+  /**
+   * Replace an existing object. `ifMatch` makes it conditional on the ETag
+   * the user saw. Without it the overwrite policy decides.
+   */
+  overwrite?: boolean;
+  ifMatch?: string;
+  signal?: AbortSignal;
+  onProgress?: (progress: ITransferProgress) => void;
+}
+
+/**
+ * The result of a publish.
+ */
+export interface IPublishResult {
+  s3_path: string;
+  version_id?: string;
+  etag?: string;
+  clone_url: string;
+}
+
+/**
+ * One live check of the info panel.
+ */
+export interface IInfoCheck {
+  id: string;
+  label: string;
+  ok: boolean;
+  /** What was found, and the fix when it failed. */
+  message: string;
+}
+
+/**
+ * What the shim's GET /api/bookshelf answers, plus the browser's checks.
+ */
+export interface IBookshelfInfo {
+  release: string;
+  features: { [name: string]: boolean | string };
+  checks?: IInfoCheck[];
+}
+
+/**
+ * The Bookshelf service: clone and publish for other extensions and tests.
+ */
+export interface IBookshelf {
+  /** The effective settings. */
+  readonly settings: IBookshelfSettings;
+  /** Emitted when the effective settings change. */
+  readonly settingsChanged: ISignal<IBookshelf, IBookshelfSettings>;
+  /** Version and features; with `live`, the live checks too. */
+  info(options?: { live?: boolean }): Promise<IBookshelfInfo>;
+  /** Clone an object into the file tree; resolves to the new file's model. */
+  clone(request: ICloneRequest, options?: ICloneOptions): Promise<Contents.IModel>;
+  /** Publish a notebook of the file tree to the publish bucket. */
+  publish(path: string, options?: IPublishOptions): Promise<IPublishResult>;
+}
+
+/**
+ * The Bookshelf service token.
+ */
+export const IBookshelf = new Token<IBookshelf>(
+  `${PACKAGE_NAME}:IBookshelf`,
+  'Clones objects from S3-style storage into the file tree and publishes notebooks to the publish bucket.'
+);
