@@ -1,0 +1,96 @@
+# jupyterlab-bookshelf: set-up, demo, tests and benchmarks.
+#
+#   make demo    S3 server + JupyterLab with the extension, ready to use
+#   make test    lint, jest, pytest and the Galata UI tests
+#   make bench   benchmarks (not part of make test)
+#
+# Everything is installed inside the repo (.venv, node_modules); a second run
+# reuses it.
+
+SHELL := /bin/bash
+.SHELLFLAGS := -eu -o pipefail -c
+.DEFAULT_GOAL := help
+
+VENV := .venv
+BIN := $(CURDIR)/$(VENV)/bin
+PYTHON := $(BIN)/python
+JLPM := $(BIN)/jlpm
+export PATH := $(BIN):$(PATH)
+export PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD := 1
+export PIP_DISABLE_PIP_VERSION_CHECK := 1
+
+BOOKSHELF_S3_PORT ?= 9000
+BOOKSHELF_LAB_PORT ?= 8888
+export BOOKSHELF_S3_PORT BOOKSHELF_LAB_PORT
+
+# The versions the project builds and tests against.
+PY_DEV_DEPS := "jupyterlab==4.6.4" "jupyter-builder>=1.2,<2" "hatchling>=1.5" \
+	"hatch-nodejs-version>=0.3.2" "hatch-jupyter-builder>=0.5"
+
+STAMP_PY := $(VENV)/.deps-installed
+STAMP_DEV := $(VENV)/.extension-installed
+STAMP_JS := node_modules/.deps-installed
+STAMP_UI := ui-tests/node_modules/.deps-installed
+BUILT := jupyterlab_bookshelf/labextension/package.json
+CHROMIUM := /usr/bin/chromium
+FRONTEND_SOURCES := $(shell find src style schema -type f 2>/dev/null) package.json tsconfig.json
+
+.PHONY: help setup demo test bench lint clean
+
+help:
+	@echo "make demo   start the S3 server and JupyterLab with the extension"
+	@echo "make test   lint, jest, pytest and the Galata UI tests"
+	@echo "make bench  benchmarks"
+
+setup: $(STAMP_DEV)
+
+$(PYTHON):
+	python3 -m venv $(VENV)
+
+$(STAMP_PY): pyproject.toml | $(PYTHON)
+	$(PYTHON) -m pip install -q --upgrade pip
+	$(PYTHON) -m pip install -q $(PY_DEV_DEPS)
+	# The project's own dev and test extras, without building it yet.
+	$(PYTHON) -c 'import tomllib; d = tomllib.load(open("pyproject.toml", "rb")); \
+	  o = d["project"]["optional-dependencies"]; \
+	  print("\n".join(d["project"]["dependencies"] + o["dev"] + o["test"]))' > $(VENV)/requirements.txt
+	$(PYTHON) -m pip install -q -r $(VENV)/requirements.txt
+	touch $@
+
+$(STAMP_JS): package.json yarn.lock .yarnrc.yml | $(STAMP_PY)
+	$(JLPM) install --immutable
+	touch $@
+
+$(BUILT): $(FRONTEND_SOURCES) $(STAMP_JS)
+	$(JLPM) build:prod
+
+# An editable install whose labextension is a link to the build output, as
+# the extension template's development install does.
+$(STAMP_DEV): $(STAMP_PY) $(BUILT) pyproject.toml
+	SKIP_JUPYTER_BUILDER=1 $(PYTHON) -m pip install -q --no-deps --no-build-isolation -e .
+	$(BIN)/jupyter labextension develop --overwrite . > /dev/null
+	$(BIN)/jupyter server extension enable jupyterlab_bookshelf > /dev/null
+	touch $@
+
+$(STAMP_UI): ui-tests/package.json ui-tests/yarn.lock | $(STAMP_PY)
+	cd ui-tests && $(JLPM) install --immutable
+	touch $@
+
+$(CHROMIUM):
+	@if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi; \
+	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq chromium > /dev/null
+
+demo: setup
+	$(PYTHON) scripts/serve.py --mode demo --s3-port $(BOOKSHELF_S3_PORT) --lab-port $(BOOKSHELF_LAB_PORT)
+
+lint: $(STAMP_JS)
+	$(JLPM) lint:check
+
+test: setup $(STAMP_UI) $(CHROMIUM)
+	$(PYTHON) scripts/run_tests.py
+
+bench: setup $(STAMP_UI) $(CHROMIUM)
+	$(PYTHON) bench/run.py
+
+clean:
+	rm -rf lib tsconfig.tsbuildinfo jupyterlab_bookshelf/labextension .run .test-results

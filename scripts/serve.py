@@ -1,0 +1,171 @@
+"""Start the S3 fixture server and JupyterLab configured to use it.
+
+Used by `make demo` (mode "demo") and by the Galata UI tests (mode "test").
+The extension is configured the way an admin configures a deployment: a
+JupyterLab settings overrides file in the app settings folder. When Lab exits
+(Ctrl-C, or SIGTERM from the test runner) the S3 server is stopped too.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import secrets
+import shutil
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parent
+sys.path.insert(0, str(HERE))
+
+from s3_fixture import DEMO_ACCESS_KEY, DEMO_SECRET_KEY, start_s3_server  # noqa: E402
+
+
+def overrides(s3_port: int, allowed_buckets: list[str]) -> dict:
+    """The admin's settings for the extension."""
+    return {
+        "jupyterlab-bookshelf:core": {
+            "endpointUrl": f"http://127.0.0.1:{s3_port}",
+            "region": "us-east-1",
+            "forcePathStyle": True,
+            # Demo keys for the local S3 server (it does not check signatures);
+            # a real deployment uses the "session" or "endpoint" mode.
+            "credentials": {
+                "mode": "settings",
+                "accessKeyId": DEMO_ACCESS_KEY,
+                "secretAccessKey": DEMO_SECRET_KEY,
+                "sessionToken": "",
+                "endpoint": "",
+            },
+            "publishBucket": "published",
+            "publishPrefix": "",
+            "overwritePolicy": "confirm",
+            "allowedBuckets": allowed_buckets,
+            "openAfterClone": True,
+        }
+    }
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--mode", choices=["demo", "test"], default="demo")
+    parser.add_argument(
+        "--s3-port", type=int, default=int(os.environ.get("BOOKSHELF_S3_PORT", "9000"))
+    )
+    parser.add_argument(
+        "--lab-port", type=int, default=int(os.environ.get("BOOKSHELF_LAB_PORT", "8888"))
+    )
+    parser.add_argument("--run-dir", default=None, help="state folder (default .run/<mode>)")
+    args = parser.parse_args()
+
+    run_dir = Path(args.run_dir or REPO / ".run" / args.mode).resolve()
+    test = args.mode == "test"
+    if test and run_dir.exists():
+        # Every test run starts from an empty file tree and default settings.
+        shutil.rmtree(run_dir)
+    root_dir = run_dir / "notebooks"
+    app_settings_dir = run_dir / "lab-settings"
+    user_settings_dir = run_dir / "user-settings"
+    workspaces_dir = run_dir / "workspaces"
+    for folder in (root_dir, app_settings_dir, user_settings_dir, workspaces_dir):
+        folder.mkdir(parents=True, exist_ok=True)
+
+    origins = [f"http://127.0.0.1:{args.lab_port}", f"http://localhost:{args.lab_port}"]
+    allowed = ["examples", "published"]
+    if test:
+        allowed += ["nocors", "versioned-examples", "missing-bucket"]
+    (app_settings_dir / "overrides.json").write_text(
+        json.dumps(overrides(args.s3_port, allowed), indent=2) + "\n"
+    )
+
+    fixture = start_s3_server(
+        args.s3_port, origins, test_buckets=test, log_path=str(run_dir / "s3.log")
+    )
+    (run_dir / "fixture.json").write_text(
+        json.dumps(
+            {
+                "endpoint_url": fixture.endpoint_url,
+                "version_ids": fixture.version_ids,
+                "root_dir": str(root_dir),
+                "lab_port": args.lab_port,
+            },
+            indent=2,
+        )
+        + "\n"
+    )
+
+    env = dict(os.environ)
+    env["JUPYTERLAB_SETTINGS_DIR"] = str(user_settings_dir)
+    env["JUPYTERLAB_WORKSPACES_DIR"] = str(workspaces_dir)
+    command = [
+        sys.executable,
+        "-m",
+        "jupyterlab",
+        "--no-browser",
+        "--ServerApp.ip=127.0.0.1",
+        f"--ServerApp.port={args.lab_port}",
+        "--ServerApp.port_retries=0",
+        f"--ServerApp.root_dir={root_dir}",
+        f"--LabApp.app_settings_dir={app_settings_dir}",
+        f"--LabApp.user_settings_dir={user_settings_dir}",
+        f"--LabApp.workspaces_dir={workspaces_dir}",
+    ]
+    if os.geteuid() == 0:
+        command.append("--ServerApp.allow_root=True")
+    token = ""
+    if test:
+        # Galata's settings: no token, the app exposed to the test page.
+        command.insert(3, f"--config={REPO / 'ui-tests' / 'jupyter_server_test_config.py'}")
+    else:
+        token = env.get("JUPYTER_TOKEN") or secrets.token_hex(24)
+        env["JUPYTER_TOKEN"] = token
+
+    lab = subprocess.Popen(command, env=env, cwd=str(root_dir))
+
+    def forward(signum, _frame):
+        if lab.poll() is None:
+            lab.send_signal(signal.SIGTERM if signum == signal.SIGTERM else signal.SIGINT)
+
+    signal.signal(signal.SIGINT, forward)
+    signal.signal(signal.SIGTERM, forward)
+
+    base = f"http://127.0.0.1:{args.lab_port}"
+    query = f"?token={token}" if token else ""
+    print(
+        "\n".join(
+            [
+                "",
+                f"Bookshelf {args.mode}: S3 server at {fixture.endpoint_url}"
+                " (buckets: examples, published)",
+                f"  Open JupyterLab:  {base}/lab{query}",
+                f"  Try a clone link: {base}/bookshelf/clone?s3_bucket=examples"
+                "&s3_key=reports/2026/q3.ipynb",
+                f"  Files are in {root_dir.relative_to(REPO) if root_dir.is_relative_to(REPO) else root_dir}",
+                "  Press Ctrl-C to stop JupyterLab and the S3 server.",
+                "",
+            ]
+        ),
+        flush=True,
+    )
+    try:
+        code = lab.wait()
+        # A second Ctrl-C while Lab asks "Shutdown this Jupyter server?".
+        while code is None:
+            code = lab.wait()
+    finally:
+        if lab.poll() is None:
+            lab.terminate()
+            try:
+                lab.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                lab.kill()
+        fixture.stop()
+    return 0 if code in (0, -signal.SIGINT, -signal.SIGTERM) else code
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,21 @@
+/**
+ * The command ids of the extension.
+ */
+export namespace CommandIDs {
+  export const clone = 'bookshelf:clone';
+  export const publish = 'bookshelf:publish';
+  export const info = 'bookshelf:info';
+  export const forgetCredentials = 'bookshelf:forget-credentials';
+  /** Opens the clone dialog from the in-app deep link (routed). */
+  export const openCloneLink = 'bookshelf:open-clone-link';
+}
+
+/**
+ * The palette category of the commands.
+ */
+export const PALETTE_CATEGORY = 'Bookshelf';
+
+/**
+ * The translation domain of the extension.
+ */
+export const TRANSLATION_DOMAIN = 'jupyterlab_bookshelf';

@@ -1,0 +1,11 @@
+import { JupyterFrontEndPlugin } from '@jupyterlab/application';
+
+import { corePlugin } from './plugins/core';
+import { infoPlugin } from './plugins/info';
+
+export * from './tokens';
+export { CommandIDs } from './commands';
+
+const plugins: JupyterFrontEndPlugin<any>[] = [corePlugin, infoPlugin];
+
+export default plugins;

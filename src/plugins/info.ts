@@ -1,0 +1,80 @@
+import {
+  ILayoutRestorer,
+  JupyterFrontEnd,
+  JupyterFrontEndPlugin
+} from '@jupyterlab/application';
+import {
+  ICommandPalette,
+  MainAreaWidget,
+  WidgetTracker
+} from '@jupyterlab/apputils';
+import { ITranslator, nullTranslator } from '@jupyterlab/translation';
+import { infoIcon } from '@jupyterlab/ui-components';
+
+import { CommandIDs, PALETTE_CATEGORY, TRANSLATION_DOMAIN } from '../commands';
+import { IBookshelf, PACKAGE_NAME } from '../tokens';
+import { VERSION } from '../version';
+import { InfoPanel } from '../widgets/InfoPanel';
+
+/**
+ * The info panel: version, settings in effect and live checks.
+ */
+export const infoPlugin: JupyterFrontEndPlugin<void> = {
+  id: `${PACKAGE_NAME}:info`,
+  description: 'Adds the Bookshelf info panel and its command.',
+  autoStart: true,
+  requires: [IBookshelf],
+  optional: [ITranslator, ICommandPalette, ILayoutRestorer],
+  activate: (
+    app: JupyterFrontEnd,
+    bookshelf: IBookshelf,
+    translator: ITranslator | null,
+    palette: ICommandPalette | null,
+    restorer: ILayoutRestorer | null
+  ) => {
+    const trans = (translator ?? nullTranslator).load(TRANSLATION_DOMAIN);
+    const tracker = new WidgetTracker<MainAreaWidget<InfoPanel>>({
+      namespace: 'bookshelf-info'
+    });
+
+    app.commands.addCommand(CommandIDs.info, {
+      label: trans.__('Bookshelf Info'),
+      caption: trans.__(
+        'Show the Bookshelf version, the settings in effect and whether they work'
+      ),
+      icon: args => (args.isPalette ? undefined : infoIcon),
+      execute: () => {
+        if (tracker.currentWidget && !tracker.currentWidget.isDisposed) {
+          app.shell.activateById(tracker.currentWidget.id);
+          return tracker.currentWidget;
+        }
+        const content = new InfoPanel({
+          bookshelf,
+          trans,
+          version: VERSION,
+          openSettings: () =>
+            void app.commands.execute('settingeditor:open', {
+              query: 'Bookshelf'
+            })
+        });
+        const widget = new MainAreaWidget({ content });
+        widget.id = 'jp-bookshelf-info';
+        widget.title.label = trans.__('Bookshelf');
+        widget.title.icon = infoIcon;
+        widget.title.closable = true;
+        void tracker.add(widget);
+        app.shell.add(widget, 'main');
+        app.shell.activateById(widget.id);
+        return widget;
+      }
+    });
+    palette?.addItem({ command: CommandIDs.info, category: PALETTE_CATEGORY });
+
+    if (restorer) {
+      void restorer.restore(tracker, {
+        command: CommandIDs.info,
+        name: () => 'bookshelf-info'
+      });
+    }
+  }
+};

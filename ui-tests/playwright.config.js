@@ -1,0 +1,49 @@
+/**
+ * Playwright configuration: Galata's defaults, Debian's chromium (Playwright
+ * cannot download browsers here), and the project's own servers.
+ */
+const baseConfig = require('@jupyterlab/galata/lib/playwright-config');
+
+const labPort = Number(process.env.BOOKSHELF_TEST_LAB_PORT || 18888);
+const s3Port = Number(process.env.BOOKSHELF_TEST_S3_PORT || 19000);
+
+module.exports = {
+  ...baseConfig,
+  // One Lab server and one S3 server are shared: run the files one by one.
+  workers: 1,
+  retries: 0,
+  timeout: 90 * 1000,
+  reporter: [
+    ['list'],
+    ['json', { outputFile: '../.test-results/galata.json' }],
+    ['html', { open: 'never' }]
+  ],
+  use: {
+    ...baseConfig.use,
+    baseURL: `http://127.0.0.1:${labPort}`,
+    appPath: '/lab',
+    autoGoto: true,
+    video: 'off',
+    trace: 'retain-on-failure',
+    launchOptions: {
+      executablePath: process.env.BOOKSHELF_CHROMIUM || '/usr/bin/chromium',
+      args: [
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+        '--no-first-run'
+      ]
+    }
+  },
+  webServer: {
+    command: `python ../scripts/serve.py --mode test --s3-port ${s3Port} --lab-port ${labPort}`,
+    url: `http://127.0.0.1:${labPort}/lab`,
+    timeout: 120 * 1000,
+    reuseExistingServer: false,
+    gracefulShutdown: { signal: 'SIGTERM', timeout: 15000 },
+    stdout: 'pipe',
+    stderr: 'pipe'
+  }
+};
