@@ -1,11 +1,16 @@
 import { JupyterFrontEndPlugin } from '@jupyterlab/application';
 
+import { clonePlugin } from './plugins/clone';
 import { corePlugin } from './plugins/core';
 import { infoPlugin } from './plugins/info';
 
 export * from './tokens';
 export { CommandIDs } from './commands';
 
-const plugins: JupyterFrontEndPlugin<any>[] = [corePlugin, infoPlugin];
+const plugins: JupyterFrontEndPlugin<any>[] = [
+  corePlugin,
+  infoPlugin,
+  clonePlugin
+];
 
 export default plugins;

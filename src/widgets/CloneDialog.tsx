@@ -1,0 +1,349 @@
+import { Dialog, ReactWidget, showDialog } from '@jupyterlab/apputils';
+import { TranslationBundle } from '@jupyterlab/translation';
+import * as React from 'react';
+
+import {
+  isBucketAllowed,
+  keyBaseName,
+  parseS3Url,
+  validateCloneRequest
+} from '../clone/request';
+import type { ICloneRequest } from '../tokens';
+
+/**
+ * What the clone dialog edits.
+ */
+export interface ICloneFormValues {
+  bucket: string;
+  key: string;
+  versionId: string;
+  folder: string;
+  name: string;
+}
+
+/**
+ * Properties of the clone form.
+ */
+export interface ICloneFormProps {
+  initial: ICloneFormValues;
+  trans: TranslationBundle;
+  /** The dialog was opened by a link: allowedBuckets applies. */
+  fromLink: boolean;
+  allowedBuckets: string[];
+  /** The name the file will really get in the folder (first free one). */
+  probeName: (folder: string, name: string) => Promise<string | null>;
+  onChange: (values: ICloneFormValues, valid: boolean) => void;
+}
+
+/**
+ * The request a form's values make.
+ */
+export function requestFromValues(values: ICloneFormValues): ICloneRequest {
+  const folder = values.folder.replace(/^\/+|\/+$/g, '');
+  const request: ICloneRequest = {
+    s3_bucket: values.bucket,
+    s3_key: values.key
+  };
+  const name = values.name || keyBaseName(values.key);
+  request.target_path = folder ? `${folder}/${name}` : name;
+  if (values.versionId) {
+    request.s3_version_id = values.versionId;
+  }
+  return request;
+}
+
+/**
+ * The problems of the form's values, by input. The folder and the name are
+ * checked apart so that each problem shows at its own input.
+ */
+export function formProblems(
+  values: ICloneFormValues,
+  options: { fromLink: boolean; allowedBuckets: string[] },
+  trans: TranslationBundle
+): { [input in keyof ICloneFormValues]?: string } {
+  const problems: { [input in keyof ICloneFormValues]?: string } = {};
+  const source = requestFromValues(values);
+  const name = values.name || keyBaseName(values.key);
+  const folder = values.folder.replace(/^\/+|\/+$/g, '');
+  const checks: [keyof ICloneFormValues, string, ICloneRequest][] = [
+    ['bucket', 's3_bucket', source],
+    ['key', 's3_key', { ...source, target_path: name }],
+    ['versionId', 's3_version_id', source],
+    ['name', 'target_path', { ...source, target_path: name }],
+    ['folder', 'target_path', { ...source, target_path: `${folder}/` }]
+  ];
+  for (const [input, field, request] of checks) {
+    if (input === 'folder' && !folder) {
+      continue;
+    }
+    const problem = validateCloneRequest(request).find(
+      item => item.field === field
+    );
+    if (problem) {
+      problems[input] = problem.message;
+    }
+  }
+  if (
+    !problems.bucket &&
+    options.fromLink &&
+    !isBucketAllowed(values.bucket, options.allowedBuckets)
+  ) {
+    problems.bucket = trans.__(
+      'Links may not clone from the bucket "%1": it is not in the "Buckets links may clone from" (allowedBuckets) setting of Bookshelf.',
+      values.bucket
+    );
+  }
+  return problems;
+}
+
+/**
+ * The clone options form.
+ */
+export function CloneForm(props: ICloneFormProps): JSX.Element {
+  const { trans } = props;
+  const [values, setValues] = React.useState(props.initial);
+  const [nameEdited, setNameEdited] = React.useState(!!props.initial.name);
+  const [finalName, setFinalName] = React.useState<string | null>(null);
+  const problems = formProblems(values, props, trans);
+  const valid = Object.keys(problems).length === 0;
+  const name = values.name || keyBaseName(values.key);
+
+  React.useEffect(() => {
+    props.onChange(values, valid);
+  }, [values, valid]);
+
+  // The name the file will really get, once the user stops typing.
+  React.useEffect(() => {
+    if (!valid) {
+      setFinalName(null);
+      return;
+    }
+    let current = true;
+    const timer = setTimeout(() => {
+      void props.probeName(values.folder, name).then(found => {
+        if (current) {
+          setFinalName(found);
+        }
+      });
+    }, 200);
+    return () => {
+      current = false;
+      clearTimeout(timer);
+    };
+  }, [values.folder, name, valid]);
+
+  const update = (patch: Partial<ICloneFormValues>) => {
+    setValues(previous => {
+      const next = { ...previous, ...patch };
+      if (!nameEdited && patch.key !== undefined) {
+        next.name = keyBaseName(next.key);
+      }
+      return next;
+    });
+  };
+
+  // An s3://bucket/key address pasted in either source field is split.
+  const onSourceChange = (input: 'bucket' | 'key', text: string) => {
+    const parsed = parseS3Url(text.trim());
+    if (parsed) {
+      update({ bucket: parsed.s3_bucket, key: parsed.s3_key });
+    } else {
+      update({ [input]: text });
+    }
+  };
+
+  const field = (
+    input: keyof ICloneFormValues,
+    label: string,
+    element: JSX.Element
+  ) => (
+    <label className="jp-Bookshelf-field" htmlFor={`jp-bookshelf-clone-${input}`}>
+      <span>{label}</span>
+      {element}
+      {problems[input] ? (
+        <span
+          className="jp-Bookshelf-field-error"
+          id={`jp-bookshelf-clone-${input}-error`}
+          role="alert"
+        >
+          {problems[input]}
+        </span>
+      ) : null}
+    </label>
+  );
+
+  const inputProps = (input: keyof ICloneFormValues) => ({
+    id: `jp-bookshelf-clone-${input}`,
+    name: input,
+    className: problems[input]
+      ? 'jp-mod-styled jp-Bookshelf-input jp-mod-error'
+      : 'jp-mod-styled jp-Bookshelf-input',
+    'aria-invalid': problems[input] ? true : undefined,
+    'aria-describedby': problems[input]
+      ? `jp-bookshelf-clone-${input}-error`
+      : undefined,
+    spellCheck: false,
+    autoComplete: 'off'
+  });
+
+  const destination = values.folder
+    ? `${values.folder.replace(/^\/+|\/+$/g, '')}/${finalName ?? name}`
+    : (finalName ?? name);
+
+  return (
+    <form
+      className="jp-Bookshelf-form jp-Bookshelf-cloneForm"
+      onSubmit={event => event.preventDefault()}
+    >
+      <fieldset className="jp-Bookshelf-fieldset">
+        <legend>{trans.__('From S3')}</legend>
+        {field(
+          'bucket',
+          trans.__('Bucket'),
+          <input
+            {...inputProps('bucket')}
+            value={values.bucket}
+            autoFocus
+            placeholder={trans.__('bucket, or paste s3://bucket/key')}
+            onChange={event => onSourceChange('bucket', event.target.value)}
+          />
+        )}
+        {field(
+          'key',
+          trans.__('Key'),
+          <input
+            {...inputProps('key')}
+            value={values.key}
+            placeholder={trans.__('folder/notebook.ipynb')}
+            onChange={event => onSourceChange('key', event.target.value)}
+          />
+        )}
+        {field(
+          'versionId',
+          trans.__('Version (optional)'),
+          <input
+            {...inputProps('versionId')}
+            value={values.versionId}
+            placeholder={trans.__('latest')}
+            onChange={event => update({ versionId: event.target.value })}
+          />
+        )}
+      </fieldset>
+      <fieldset className="jp-Bookshelf-fieldset">
+        <legend>{trans.__('To')}</legend>
+        {field(
+          'folder',
+          trans.__('Folder'),
+          <input
+            {...inputProps('folder')}
+            value={values.folder}
+            placeholder={trans.__('(the root folder)')}
+            onChange={event => update({ folder: event.target.value })}
+          />
+        )}
+        {field(
+          'name',
+          trans.__('File name'),
+          <input
+            {...inputProps('name')}
+            value={values.name}
+            onChange={event => {
+              setNameEdited(true);
+              update({ name: event.target.value });
+            }}
+          />
+        )}
+      </fieldset>
+      <p className="jp-Bookshelf-clone-destination" aria-live="polite">
+        {valid
+          ? finalName && finalName !== name
+            ? trans.__(
+                '"%1" exists already: the copy will be saved as "%2".',
+                name,
+                destination
+              )
+            : trans.__('Will be saved as "%1".', destination)
+          : ''}
+      </p>
+      <p className="jp-Bookshelf-clone-trust">
+        {trans.__(
+          'Clone only from sources you trust. A cloned notebook is not trusted: its outputs run no script until you trust it.'
+        )}
+      </p>
+    </form>
+  );
+}
+
+/**
+ * The body of the clone dialog.
+ */
+class CloneDialogBody
+  extends ReactWidget
+  implements Dialog.IBodyWidget<ICloneFormValues>
+{
+  constructor(private readonly _props: Omit<ICloneFormProps, 'onChange'>) {
+    super();
+    this.addClass('jp-Bookshelf-cloneDialog');
+    this._values = _props.initial;
+  }
+
+  getValue(): ICloneFormValues {
+    return this._values;
+  }
+
+  protected render(): JSX.Element {
+    return (
+      <CloneForm
+        {...this._props}
+        onChange={(values, valid) => {
+          this._values = values;
+          this._setAcceptEnabled(valid);
+        }}
+      />
+    );
+  }
+
+  // The dialog's own check looks at inputs on 'input' events only; the form
+  // knows better (allowed buckets, cross-field rules).
+  private _setAcceptEnabled(enabled: boolean): void {
+    const dialog = this.node.closest('.jp-Dialog');
+    const accept = dialog?.querySelector<HTMLButtonElement>(
+      '.jp-Dialog-button.jp-mod-accept'
+    );
+    if (accept) {
+      accept.disabled = !enabled;
+    }
+  }
+
+  private _values: ICloneFormValues;
+}
+
+/**
+ * Show the clone dialog until the values are valid or the user cancels;
+ * resolves to the request to clone, or null.
+ */
+export async function showCloneDialog(
+  props: Omit<ICloneFormProps, 'onChange'>
+): Promise<ICloneRequest | null> {
+  const { trans } = props;
+  let initial = props.initial;
+  for (;;) {
+    const result = await showDialog({
+      title: trans.__('Clone from S3'),
+      body: new CloneDialogBody({ ...props, initial }),
+      buttons: [
+        Dialog.cancelButton({ label: trans.__('Cancel') }),
+        Dialog.okButton({ label: trans.__('Clone') })
+      ],
+      focusNodeSelector: 'input[name="bucket"]'
+    });
+    if (!result.button.accept || !result.value) {
+      return null;
+    }
+    initial = result.value;
+    // Enter confirms even when the button is disabled: check again.
+    if (Object.keys(formProblems(initial, props, trans)).length === 0) {
+      return requestFromValues(initial);
+    }
+  }
+}
