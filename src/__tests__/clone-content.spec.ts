@@ -1,0 +1,217 @@
+import {
+  bytesToBase64,
+  checkSize,
+  classifyObject,
+  isUtf8Text,
+  sizeLimitBytes
+} from '../clone/content';
+import { BookshelfError } from '../errors';
+import { bytesEqual, notebookText, randomBytes, utf8 } from './fakes/bytes';
+
+function notANotebookMessage(text: string): string {
+  try {
+    classifyObject('q3.ipynb', utf8(text));
+  } catch (error) {
+    expect(error).toBeInstanceOf(BookshelfError);
+    expect((error as BookshelfError).code).toBe('NotANotebook');
+    return (error as BookshelfError).message;
+  }
+  throw new Error('The content was accepted as a notebook');
+}
+
+describe('classifyObject', () => {
+  it('keeps a notebook byte for byte, as text', () => {
+    // Unusual spacing and key order that a parse and stringify would lose.
+    const text =
+      '{ "nbformat_minor": 5,\r\n  "cells": [],  "metadata": {"a": 1.50},\r\n "nbformat": 4 }';
+    const bytes = utf8(text);
+    const result = classifyObject('q3.ipynb', bytes);
+    expect(result.kind).toBe('notebook');
+    expect(result.format).toBe('text');
+    expect(bytesEqual(result.bytes, bytes)).toBe(true);
+  });
+
+  it('drops a byte order mark before a notebook, which Jupyter cannot read', () => {
+    const text = notebookText();
+    const bytes = utf8(`\ufeff${text}`);
+    const result = classifyObject('q3.ipynb', bytes);
+    expect(bytesEqual(result.bytes, utf8(text))).toBe(true);
+  });
+
+  test.each([
+    ['cells', { nbformat: 4, nbformat_minor: 5, metadata: {} }],
+    ['metadata', { nbformat: 4, nbformat_minor: 5, cells: [] }],
+    ['nbformat', { nbformat_minor: 5, metadata: {}, cells: [] }],
+    ['nbformat_minor', { nbformat: 4, metadata: {}, cells: [] }]
+  ])("names a missing '%s'", (field, notebook) => {
+    expect(notANotebookMessage(JSON.stringify(notebook))).toBe(
+      `The object is not a Jupyter notebook: '${field}' is missing.`
+    );
+  });
+
+  test.each([
+    [
+      'nbformat 3',
+      {
+        nbformat: 3,
+        nbformat_minor: 0,
+        metadata: {},
+        worksheets: [],
+        cells: []
+      },
+      "'nbformat' is 3; only version 4 notebooks can be cloned."
+    ],
+    [
+      "nbformat '4'",
+      { nbformat: '4', nbformat_minor: 5, metadata: {}, cells: [] },
+      '\'nbformat\' is "4"'
+    ],
+    [
+      'a fractional nbformat_minor',
+      { nbformat: 4, nbformat_minor: 5.5, metadata: {}, cells: [] },
+      "'nbformat_minor' is not an integer."
+    ],
+    [
+      'list metadata',
+      { nbformat: 4, nbformat_minor: 5, metadata: [], cells: [] },
+      "'metadata' is not an object."
+    ],
+    [
+      'null metadata',
+      { nbformat: 4, nbformat_minor: 5, metadata: null, cells: [] },
+      "'metadata' is not an object."
+    ],
+    [
+      'object cells',
+      { nbformat: 4, nbformat_minor: 5, metadata: {}, cells: {} },
+      "'cells' is not a list."
+    ],
+    ['a JSON list', [], 'it is JSON, but not an object.'],
+    ['a JSON string', 'abc', 'it is JSON, but not an object.']
+  ])('refuses %s', (_, value, reason) => {
+    expect(notANotebookMessage(JSON.stringify(value))).toContain(reason);
+  });
+
+  it('refuses invalid JSON without quoting the content', () => {
+    const secretLooking = 'x'.repeat(5000);
+    const message = notANotebookMessage(`{"cells": [${secretLooking}`);
+    expect(message).toMatch(
+      /^The object is not a Jupyter notebook: it is not valid JSON/
+    );
+    expect(message).not.toContain('xxx');
+    expect(message.length).toBeLessThan(120);
+  });
+
+  it('refuses a notebook that is not UTF-8', () => {
+    const bytes = new Uint8Array([0x7b, 0xff, 0xfe, 0x7d]);
+    expect(() => classifyObject('q3.ipynb', bytes)).toThrow(
+      'The object is not a Jupyter notebook: it is not UTF-8 text.'
+    );
+  });
+
+  it('refuses an empty notebook', () => {
+    expect(notANotebookMessage('')).toContain('not valid JSON');
+  });
+
+  it('checks notebooks by the target name, not the content', () => {
+    const text = notebookText();
+    expect(classifyObject('q3.json', utf8(text)).kind).toBe('text');
+    expect(() => classifyObject('q3.ipynb', utf8('hello'))).toThrow(
+      BookshelfError
+    );
+  });
+
+  test.each([
+    ['ASCII text', utf8('a,b\n1,2\n'), 'text'],
+    ['UTF-8 text', utf8('Grüße, 世界 😀\n'), 'text'],
+    ['text with a byte order mark', utf8('\ufeffbom'), 'text'],
+    ['an empty file', new Uint8Array(0), 'text'],
+    ['bytes with NUL', utf8('a\u0000b'), 'binary'],
+    ['invalid UTF-8', new Uint8Array([0x61, 0xc3, 0x28]), 'binary'],
+    ['a truncated UTF-8 character', new Uint8Array([0xe2, 0x82]), 'binary'],
+    [
+      'a PNG header',
+      new Uint8Array([0x89, 0x50, 0x4e, 0x47, 13, 10, 26, 10]),
+      'binary'
+    ],
+    ['random bytes', randomBytes(4096), 'binary']
+  ])('saves %s as %s', (_, bytes, kind) => {
+    const result = classifyObject('data.bin', bytes);
+    expect(result.kind).toBe(kind);
+    expect(result.format).toBe(kind === 'text' ? 'text' : 'base64');
+    expect(bytesEqual(result.bytes, bytes)).toBe(true);
+  });
+
+  it('isUtf8Text agrees', () => {
+    expect(isUtf8Text(utf8('plain'))).toBe(true);
+    expect(isUtf8Text(new Uint8Array([0xff]))).toBe(false);
+  });
+});
+
+describe('bytesToBase64', () => {
+  test.each([0, 1, 2, 3, 4, 5, 24575, 24576, 24577, 100000])(
+    'encodes %i bytes like the platform',
+    length => {
+      const bytes = randomBytes(length, length + 7);
+      expect(bytesToBase64(bytes)).toBe(
+        Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length).toString(
+          'base64'
+        )
+      );
+    }
+  );
+
+  it('encodes 50 MB', () => {
+    // jsdom's btoa is a slow script; browsers and Node have a native one.
+    const jsdomBtoa = globalThis.btoa;
+    globalThis.btoa = jest.requireActual('buffer').btoa;
+    try {
+      const bytes = randomBytes(50 * 1024 * 1024, 3);
+      const started = Date.now();
+      const encoded = bytesToBase64(bytes);
+      expect(Date.now() - started).toBeLessThan(8000);
+      expect(encoded === Buffer.from(bytes.buffer).toString('base64')).toBe(
+        true
+      );
+    } finally {
+      globalThis.btoa = jsdomBtoa;
+    }
+  });
+
+  it('encodes a view into a larger buffer', () => {
+    const bytes = randomBytes(100).subarray(10, 20);
+    expect(bytesToBase64(bytes)).toBe(
+      Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length).toString(
+        'base64'
+      )
+    );
+  });
+});
+
+describe('sizeLimitBytes and checkSize', () => {
+  test.each([
+    [200, 200 * 1024 * 1024],
+    [1, 1048576],
+    [0.5, 524288],
+    [0, 0],
+    [-1, 0],
+    [Number.NaN, 0]
+  ])('%p MB is %p bytes', (mb, bytes) => {
+    expect(sizeLimitBytes(mb)).toBe(bytes);
+  });
+
+  it('accepts an object at the limit and refuses one over it', () => {
+    expect(() => checkSize(1048576, 1)).not.toThrow();
+    let error: BookshelfError | undefined;
+    try {
+      checkSize(1048577, 1);
+    } catch (caught) {
+      error = caught as BookshelfError;
+    }
+    expect(error?.code).toBe('TooLarge');
+    expect(error?.message).toBe(
+      'The object is 1.0 MB (1048577 bytes), more than the limit of 1 MB; ask an administrator to raise the maxObjectSizeMB setting.'
+    );
+    expect(error?.detail).toEqual({ size: 1048577, limitMB: 1 });
+  });
+});

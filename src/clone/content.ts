@@ -1,0 +1,190 @@
+/**
+ * How a downloaded object is saved: a checked notebook, text, or binary.
+ */
+
+import { BookshelfError } from '../errors';
+
+/**
+ * Bytes to write into a file, and how a single save should send them.
+ */
+export interface IFileData {
+  /** The file's bytes, written exactly. */
+  bytes: Uint8Array;
+  /** 'text' when the bytes are UTF-8 text, else 'base64'. */
+  format: 'text' | 'base64';
+}
+
+/**
+ * An object classified for saving.
+ */
+export interface IClassifiedObject extends IFileData {
+  kind: 'notebook' | 'text' | 'binary';
+}
+
+const BYTES_PER_MB = 1024 * 1024;
+
+/**
+ * The size limit in bytes for the `maxObjectSizeMB` setting (1 MB is
+ * 1024 × 1024 bytes here).
+ */
+export function sizeLimitBytes(maxObjectSizeMB: number): number {
+  if (!(maxObjectSizeMB > 0)) {
+    return 0;
+  }
+  return Math.floor(maxObjectSizeMB * BYTES_PER_MB);
+}
+
+/**
+ * Throw `TooLarge` when an object is over the limit.
+ */
+export function checkSize(size: number, maxObjectSizeMB: number): void {
+  if (size > sizeLimitBytes(maxObjectSizeMB)) {
+    throw new BookshelfError(
+      'TooLarge',
+      `The object is ${formatMB(size)} MB (${size} bytes), more than the limit of ${maxObjectSizeMB} MB; ask an administrator to raise the maxObjectSizeMB setting.`,
+      { size, limitMB: maxObjectSizeMB }
+    );
+  }
+}
+
+/**
+ * Decide how an object is saved under `name`. A name ending in `.ipynb`
+ * must hold an nbformat 4 notebook (else `NotANotebook`); its bytes are
+ * kept as they came, except a leading byte order mark, which Jupyter
+ * cannot read. Other objects are text when they are UTF-8 without NUL
+ * bytes, else binary.
+ */
+export function classifyObject(
+  name: string,
+  bytes: Uint8Array
+): IClassifiedObject {
+  if (name.endsWith('.ipynb')) {
+    const start = hasByteOrderMark(bytes) ? 3 : 0;
+    const notebookBytes = start ? bytes.subarray(start) : bytes;
+    checkNotebook(notebookBytes);
+    return { kind: 'notebook', format: 'text', bytes: notebookBytes };
+  }
+  if (isUtf8Text(bytes)) {
+    return { kind: 'text', format: 'text', bytes };
+  }
+  return { kind: 'binary', format: 'base64', bytes };
+}
+
+/**
+ * Throw `NotANotebook` unless the bytes are a JSON nbformat 4 notebook:
+ * `nbformat` 4, an integer `nbformat_minor`, a `metadata` object and a
+ * `cells` list. The parsed value is dropped on return, so no second copy
+ * of a large notebook stays in memory.
+ */
+export function checkNotebook(bytes: Uint8Array): void {
+  let text: string;
+  try {
+    text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(
+      bytes
+    );
+  } catch {
+    throw notANotebook('it is not UTF-8 text.');
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    // The parser's message may quote the content: give only its position.
+    const position = /position (\d+)/.exec(String(error))?.[1];
+    throw notANotebook(
+      position === undefined
+        ? 'it is not valid JSON.'
+        : `it is not valid JSON (error at character ${position}).`
+    );
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw notANotebook('it is JSON, but not an object.');
+  }
+  const notebook = value as { [key: string]: unknown };
+  for (const field of ['nbformat', 'nbformat_minor', 'metadata', 'cells']) {
+    if (!(field in notebook)) {
+      throw notANotebook(`'${field}' is missing.`);
+    }
+  }
+  if (notebook.nbformat !== 4) {
+    const found = JSON.stringify(notebook.nbformat)?.slice(0, 20);
+    throw notANotebook(
+      `'nbformat' is ${found}; only version 4 notebooks can be cloned.`
+    );
+  }
+  if (!Number.isInteger(notebook.nbformat_minor)) {
+    throw notANotebook("'nbformat_minor' is not an integer.");
+  }
+  const metadata = notebook.metadata;
+  if (
+    typeof metadata !== 'object' ||
+    metadata === null ||
+    Array.isArray(metadata)
+  ) {
+    throw notANotebook("'metadata' is not an object.");
+  }
+  if (!Array.isArray(notebook.cells)) {
+    throw notANotebook("'cells' is not a list.");
+  }
+}
+
+/**
+ * Whether bytes are UTF-8 text without NUL bytes (which text files do not
+ * have, and binary files usually do).
+ */
+export function isUtf8Text(bytes: Uint8Array): boolean {
+  if (bytes.indexOf(0) !== -1) {
+    return false;
+  }
+  try {
+    new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Decode UTF-8 bytes exactly, keeping a byte order mark.
+ */
+export function decodeUtf8(bytes: Uint8Array): string {
+  return new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(
+    bytes
+  );
+}
+
+/**
+ * Base64 of bytes, fast enough for tens of megabytes: pieces of a multiple
+ * of 3 bytes encode to base64 without padding, so they can be joined.
+ */
+export function bytesToBase64(bytes: Uint8Array): string {
+  const pieceSize = 3 * 8192;
+  const pieces: string[] = [];
+  for (let start = 0; start < bytes.length; start += pieceSize) {
+    const piece = bytes.subarray(start, start + pieceSize);
+    pieces.push(
+      btoa(String.fromCharCode.apply(null, piece as unknown as number[]))
+    );
+  }
+  return pieces.join('');
+}
+
+function hasByteOrderMark(bytes: Uint8Array): boolean {
+  return (
+    bytes.length >= 3 &&
+    bytes[0] === 0xef &&
+    bytes[1] === 0xbb &&
+    bytes[2] === 0xbf
+  );
+}
+
+function notANotebook(reason: string): BookshelfError {
+  return new BookshelfError(
+    'NotANotebook',
+    `The object is not a Jupyter notebook: ${reason}`
+  );
+}
+
+function formatMB(bytes: number): string {
+  return (bytes / BYTES_PER_MB).toFixed(1);
+}
