@@ -1,0 +1,411 @@
+/**
+ * An in-memory contents manager that behaves like jupyter_server's
+ * (AsyncLargeFileManager behind /api/contents), for unit tests.
+ *
+ * - `save` always writes (create or overwrite, like PUT); hidden names are
+ *   refused with 400; chunked saves follow LargeFileManager: chunk 1 creates
+ *   or truncates, any other chunk (2, 3, …, -1) appends.
+ * - `rename` answers 409 when the new path exists, 404 when the old one is
+ *   missing. With `renameRace`, it checks, yields to the event loop, then
+ *   moves, replacing whatever is there by then, like the real server whose
+ *   check and move are separate steps.
+ * - `get` answers 404 for a missing path; types follow the server
+ *   (directory, notebook for `.ipynb`, else file).
+ *
+ * Errors are real `ServerConnection.ResponseError`s.
+ */
+
+import { Contents, ServerConnection } from '@jupyterlab/services';
+
+type SaveOptions = Partial<Contents.IModel>;
+
+/**
+ * Options of the fake.
+ */
+export interface IFakeContentsOptions {
+  /** Milliseconds each call waits before acting (0: one macrotask). */
+  latency?: number;
+  /** Reproduce the server's check-then-move race on rename. */
+  renameRace?: boolean;
+  /** Milliseconds between a rename's check and its move (default 0). */
+  renameRaceDelay?: number;
+  /** Fail the save with this chunk number (0: a save without chunk). */
+  failOnSaveChunk?: number;
+  /** Fail every rename with a 500. */
+  failOnRename?: boolean;
+  /** Accept hidden names, like `ContentsManager.allow_hidden`. */
+  allowHidden?: boolean;
+  /** Called after the latency and before a save acts; may throw. */
+  beforeSave?: (path: string, options: SaveOptions) => void | Promise<void>;
+  /** Called after the latency and before a rename acts; may throw. */
+  beforeRename?: (path: string, newPath: string) => void | Promise<void>;
+}
+
+/**
+ * One call made to the fake.
+ */
+export interface IFakeContentsCall {
+  method: 'get' | 'save' | 'rename' | 'delete';
+  path: string;
+  newPath?: string;
+  chunk?: number;
+  format?: Contents.FileFormat;
+  type?: string;
+}
+
+interface IEntry {
+  kind: 'file' | 'directory';
+  bytes: Uint8Array;
+  created: string;
+  lastModified: string;
+}
+
+/**
+ * A contents API error with an HTTP status, as the real contents manager
+ * throws it.
+ */
+export function responseError(
+  status: number,
+  message: string
+): ServerConnection.ResponseError {
+  return new ServerConnection.ResponseError(
+    new Response(null, { status }),
+    message
+  );
+}
+
+export class FakeContentsManager {
+  constructor(readonly options: IFakeContentsOptions = {}) {
+    this._entries.set('', this._entry('directory'));
+  }
+
+  /** Every call, in order. */
+  readonly calls: IFakeContentsCall[] = [];
+
+  /** Create a folder and its parents. */
+  addDirectory(path: string): void {
+    const parts = path.split('/').filter(part => part);
+    for (let i = 1; i <= parts.length; i++) {
+      const folder = parts.slice(0, i).join('/');
+      if (!this._entries.has(folder)) {
+        this._entries.set(folder, this._entry('directory'));
+      }
+    }
+  }
+
+  /** Create a file (and its folders) with text or bytes. */
+  addFile(path: string, content: string | Uint8Array): void {
+    this.addDirectory(parentOf(path));
+    const bytes =
+      typeof content === 'string' ? new TextEncoder().encode(content) : content;
+    this._entries.set(path, { ...this._entry('file'), bytes: copy(bytes) });
+  }
+
+  /** Whether a path exists. */
+  has(path: string): boolean {
+    return this._entries.has(path);
+  }
+
+  /** The bytes of a file. */
+  readBytes(path: string): Uint8Array {
+    const entry = this._entries.get(path);
+    if (!entry || entry.kind !== 'file') {
+      throw new Error(`No file at ${path}`);
+    }
+    return copy(entry.bytes);
+  }
+
+  /** The text of a file. */
+  readText(path: string): string {
+    return new TextDecoder().decode(this.readBytes(path));
+  }
+
+  /** The paths of all files, sorted. */
+  files(): string[] {
+    return [...this._entries]
+      .filter(([, entry]) => entry.kind === 'file')
+      .map(([path]) => path)
+      .sort();
+  }
+
+  async get(
+    path: string,
+    options: Contents.IFetchOptions = {}
+  ): Promise<Contents.IModel> {
+    this.calls.push({ method: 'get', path });
+    await this._wait();
+    return this._model(path, options.content !== false);
+  }
+
+  async save(
+    path: string,
+    options: SaveOptions = {}
+  ): Promise<Contents.IModel> {
+    this.calls.push({
+      method: 'save',
+      path,
+      chunk: options.chunk,
+      format: options.format,
+      type: options.type
+    });
+    await this._wait();
+    if ((this.options.failOnSaveChunk ?? null) === (options.chunk ?? 0)) {
+      throw responseError(500, `Unexpected error while saving file: ${path}`);
+    }
+    await this.options.beforeSave?.(path, options);
+    this._checkVisible(path);
+    const parent = this._entries.get(parentOf(path));
+    if (!parent || parent.kind !== 'directory') {
+      throw responseError(500, `Unexpected error while saving file: ${path}`);
+    }
+    if (!options.type) {
+      throw responseError(400, 'No file type provided');
+    }
+    if (options.type === 'directory') {
+      if (!this._entries.has(path)) {
+        this._entries.set(path, this._entry('directory'));
+      }
+      return this._model(path, false);
+    }
+    if (options.content === undefined) {
+      throw responseError(400, 'No file content provided');
+    }
+    const existing = this._entries.get(path);
+    if (existing?.kind === 'directory') {
+      throw responseError(400, `${path} is a directory`);
+    }
+    let bytes: Uint8Array;
+    if (options.chunk !== undefined) {
+      if (options.type !== 'file') {
+        throw responseError(
+          400,
+          `File type "${options.type}" is not supported for large file transfer`
+        );
+      }
+      const chunk = decodeContent(options.content, options.format);
+      // Chunk 1 truncates; every other chunk appends (opening with 'ab').
+      bytes =
+        options.chunk === 1 || !existing
+          ? chunk
+          : concat(existing.bytes, chunk);
+    } else if (options.type === 'notebook') {
+      bytes = new TextEncoder().encode(
+        JSON.stringify(options.content, null, 1) + '\n'
+      );
+    } else {
+      bytes = decodeContent(options.content, options.format);
+    }
+    const now = new Date().toISOString();
+    this._entries.set(path, {
+      kind: 'file',
+      bytes,
+      created: existing?.created ?? now,
+      lastModified: now
+    });
+    return this._model(path, false);
+  }
+
+  async rename(path: string, newPath: string): Promise<Contents.IModel> {
+    this.calls.push({ method: 'rename', path, newPath });
+    await this._wait();
+    if (this.options.failOnRename) {
+      throw responseError(500, `Unknown error renaming file: ${path}`);
+    }
+    await this.options.beforeRename?.(path, newPath);
+    if (newPath === path) {
+      return this._model(path, false);
+    }
+    this._checkVisible(path);
+    this._checkVisible(newPath);
+    if (this._entries.has(newPath)) {
+      throw responseError(409, `File already exists: ${newPath}`);
+    }
+    if (this.options.renameRace) {
+      // The real server's move runs in a thread after the check.
+      await delay(this.options.renameRaceDelay ?? 0);
+    }
+    const entry = this._entries.get(path);
+    if (!entry) {
+      throw responseError(404, `File or directory does not exist: ${path}`);
+    }
+    const parent = this._entries.get(parentOf(newPath));
+    if (!parent || parent.kind !== 'directory') {
+      throw responseError(500, `Unknown error renaming file: ${path}`);
+    }
+    for (const [oldPath, moved] of [...this._entries]) {
+      if (oldPath === path || oldPath.startsWith(`${path}/`)) {
+        this._entries.delete(oldPath);
+        this._entries.set(newPath + oldPath.slice(path.length), moved);
+      }
+    }
+    return this._model(newPath, false);
+  }
+
+  async delete(path: string): Promise<void> {
+    this.calls.push({ method: 'delete', path });
+    await this._wait();
+    if (!this._entries.has(path) || path === '') {
+      throw responseError(404, `File or directory does not exist: ${path}`);
+    }
+    for (const existing of [...this._entries.keys()]) {
+      if (existing === path || existing.startsWith(`${path}/`)) {
+        this._entries.delete(existing);
+      }
+    }
+  }
+
+  private _model(path: string, withContent: boolean): Contents.IModel {
+    const entry = this._entries.get(path);
+    if (!entry) {
+      throw responseError(404, `No such file or directory: ${path}`);
+    }
+    const base = {
+      name: path.slice(path.lastIndexOf('/') + 1),
+      path,
+      created: entry.created,
+      last_modified: entry.lastModified,
+      writable: true,
+      hash: undefined,
+      hash_algorithm: undefined
+    };
+    if (entry.kind === 'directory') {
+      return {
+        ...base,
+        type: 'directory',
+        size: undefined,
+        mimetype: '',
+        format: withContent ? 'json' : null,
+        content: withContent ? this._children(path) : null
+      } as unknown as Contents.IModel;
+    }
+    const size = entry.bytes.length;
+    if (path.endsWith('.ipynb')) {
+      return {
+        ...base,
+        type: 'notebook',
+        size,
+        mimetype: null,
+        format: withContent ? 'json' : null,
+        content: withContent
+          ? JSON.parse(new TextDecoder().decode(entry.bytes))
+          : null
+      } as unknown as Contents.IModel;
+    }
+    let format: Contents.FileFormat = null;
+    let content: string | null = null;
+    if (withContent) {
+      // Like the server: text when it decodes as UTF-8, else base64.
+      try {
+        content = new TextDecoder('utf-8', { fatal: true }).decode(entry.bytes);
+        format = 'text';
+      } catch {
+        content = encodeBase64(entry.bytes);
+        format = 'base64';
+      }
+    }
+    return {
+      ...base,
+      type: 'file',
+      size,
+      mimetype: withContent
+        ? format === 'text'
+          ? 'text/plain'
+          : 'application/octet-stream'
+        : null,
+      format,
+      content
+    } as unknown as Contents.IModel;
+  }
+
+  private _children(folder: string): Contents.IModel[] {
+    return [...this._entries.keys()]
+      .filter(path => path !== '' && parentOf(path) === folder)
+      .sort()
+      .map(path => this._model(path, false));
+  }
+
+  private _checkVisible(path: string): void {
+    if (
+      !this.options.allowHidden &&
+      path.split('/').some(part => part.startsWith('.'))
+    ) {
+      throw responseError(400, `Cannot create file or directory '${path}'`);
+    }
+  }
+
+  private _entry(kind: 'file' | 'directory'): IEntry {
+    const now = new Date().toISOString();
+    return { kind, bytes: new Uint8Array(0), created: now, lastModified: now };
+  }
+
+  private _wait(): Promise<void> {
+    return delay(this.options.latency ?? 0);
+  }
+
+  private _entries = new Map<string, IEntry>();
+}
+
+function parentOf(path: string): string {
+  const slash = path.lastIndexOf('/');
+  return slash === -1 ? '' : path.slice(0, slash);
+}
+
+function decodeContent(
+  content: unknown,
+  format: Contents.FileFormat | undefined
+): Uint8Array {
+  if (typeof content !== 'string') {
+    throw responseError(400, 'File content must be a string');
+  }
+  if (format === 'text') {
+    return new TextEncoder().encode(content);
+  }
+  if (format === 'base64') {
+    try {
+      return decodeBase64(content);
+    } catch {
+      throw responseError(400, 'Encoding error saving file');
+    }
+  }
+  throw responseError(
+    400,
+    "Must specify format of file contents as 'text' or 'base64'"
+  );
+}
+
+function decodeBase64(text: string): Uint8Array {
+  const binary = atob(text);
+  const bytes = new Uint8Array(binary.length);
+  for (let i = 0; i < binary.length; i++) {
+    bytes[i] = binary.charCodeAt(i);
+  }
+  return bytes;
+}
+
+function encodeBase64(bytes: Uint8Array): string {
+  let binary = '';
+  for (let i = 0; i < bytes.length; i++) {
+    binary += String.fromCharCode(bytes[i]);
+  }
+  return btoa(binary);
+}
+
+function concat(first: Uint8Array, second: Uint8Array): Uint8Array {
+  const bytes = new Uint8Array(first.length + second.length);
+  bytes.set(first, 0);
+  bytes.set(second, first.length);
+  return bytes;
+}
+
+function copy(bytes: Uint8Array): Uint8Array {
+  const result = new Uint8Array(bytes.length);
+  result.set(bytes);
+  return result;
+}
+
+/**
+ * Wait `ms` milliseconds; 0 still yields to the event loop.
+ */
+export function delay(ms: number): Promise<void> {
+  return new Promise(resolve => setTimeout(resolve, ms));
+}

@@ -1,0 +1,271 @@
+/**
+ * Writing a new file through the Jupyter contents API without ever
+ * overwriting one and without a partial file at the target path.
+ *
+ * The contents API has no "create only if absent": a save always writes.
+ * So the bytes go to a temporary file first, which is then renamed to the
+ * first free name; a rename onto an existing path answers 409.
+ */
+
+import type { Contents } from '@jupyterlab/services';
+import { BookshelfError, throwIfAborted } from '../errors';
+import type { ITransferProgress } from '../tokens';
+import { bytesToBase64, decodeUtf8, type IFileData } from './content';
+import { defaultFolderLocks, type IFolderLocks } from './locks';
+import { candidateNames, joinPath } from './naming';
+import { utf8Length } from './request';
+
+/**
+ * What the writer needs of a contents manager; `app.serviceManager.contents`
+ * fits it.
+ */
+export interface IContentsWriter {
+  get(path: string, options?: Contents.IFetchOptions): Promise<Contents.IModel>;
+  save(
+    path: string,
+    options?: Partial<Contents.IModel>
+  ): Promise<Contents.IModel>;
+  rename(path: string, newPath: string): Promise<Contents.IModel>;
+  delete(path: string): Promise<void>;
+}
+
+/**
+ * Options of `writeNewFile`.
+ */
+export interface IWriteOptions {
+  signal?: AbortSignal;
+  /** Bytes saved so far. */
+  onProgress?: (progress: ITransferProgress) => void;
+  /**
+   * Larger files are uploaded in chunks of this many bytes; smaller ones
+   * in one save. Default: 1 MiB.
+   */
+  chunkSize?: number;
+  /** Serialize naming per folder; default: `defaultFolderLocks()`. */
+  locks?: IFolderLocks;
+  /** How many names to try before giving up. Default: 10000. */
+  maxAttempts?: number;
+}
+
+/**
+ * The suffix of temporary files: not a type Lab opens as a document.
+ */
+export const PARTIAL_SUFFIX = '.bookshelf-partial';
+
+const DEFAULT_CHUNK_SIZE = 1024 * 1024;
+const DEFAULT_MAX_ATTEMPTS = 10000;
+
+/**
+ * Write `data` as a new file in `folder` named `name`, or the first free
+ * increment of it (`q3.ipynb`, `q3-1.ipynb`, …). Resolves to the new
+ * file's model (without content).
+ *
+ * Nothing existing is overwritten, the target path never shows a partial
+ * file, and a failed or cancelled write leaves nothing behind: the error is
+ * rethrown after the temporary file is deleted (a cancellation as a
+ * `Cancelled` error).
+ */
+export async function writeNewFile(
+  contents: IContentsWriter,
+  folder: string,
+  name: string,
+  data: IFileData,
+  options: IWriteOptions = {}
+): Promise<Contents.IModel> {
+  const { signal } = options;
+  throwIfAborted(signal);
+  const temporaryPath = joinPath(folder, temporaryName(name));
+  let renamed = false;
+  try {
+    await upload(contents, temporaryPath, data, options);
+    throwIfAborted(signal);
+    const locks = options.locks ?? defaultFolderLocks();
+    // Only naming and renaming hold the lock: uploads run in parallel.
+    const model = await locks.run(
+      folder,
+      async () => {
+        const result = await renameToFreeName(
+          contents,
+          temporaryPath,
+          folder,
+          name,
+          options
+        );
+        renamed = true;
+        return result;
+      },
+      signal
+    );
+    return await completeModel(contents, model.path, model.answer);
+  } catch (error) {
+    if (!renamed) {
+      await deleteQuietly(contents, temporaryPath);
+    }
+    throw signal?.aborted && !renamed
+      ? new BookshelfError('Cancelled', 'The transfer was cancelled.')
+      : error;
+  }
+}
+
+/**
+ * Whether an error is a contents API answer with this HTTP status (a
+ * `ServerConnection.ResponseError`, or anything shaped like one).
+ */
+export function hasResponseStatus(error: unknown, status: number): boolean {
+  const response = (error as { response?: { status?: unknown } } | null)
+    ?.response;
+  return (
+    typeof response === 'object' &&
+    response !== null &&
+    response.status === status
+  );
+}
+
+/**
+ * A name for the temporary file next to the target: visible (Jupyter
+ * refuses hidden names), unique, and not opened as a notebook by Lab.
+ */
+export function temporaryName(name: string): string {
+  // Keep the whole name within the usual 255-byte limit.
+  let stem = '';
+  for (const character of name) {
+    if (utf8Length(stem + character) > 200) {
+      break;
+    }
+    stem += character;
+  }
+  return `${stem}.${randomHex(8)}${PARTIAL_SUFFIX}`;
+}
+
+async function upload(
+  contents: IContentsWriter,
+  path: string,
+  data: IFileData,
+  options: IWriteOptions
+): Promise<void> {
+  const { bytes } = data;
+  const total = bytes.length;
+  const chunkSize = Math.max(1, options.chunkSize ?? DEFAULT_CHUNK_SIZE);
+  if (total <= chunkSize) {
+    await contents.save(path, {
+      type: 'file',
+      format: data.format,
+      content: data.format === 'text' ? decodeUtf8(bytes) : bytesToBase64(bytes)
+    });
+    options.onProgress?.({ loaded: total, total });
+    return;
+  }
+  // Chunk 1 creates the file, later ones append, -1 marks the last. Base64
+  // chunks may split anywhere, even inside a UTF-8 character.
+  for (let start = 0, chunk = 1; start < total; chunk++) {
+    throwIfAborted(options.signal);
+    const end = Math.min(start + chunkSize, total);
+    await contents.save(path, {
+      type: 'file',
+      format: 'base64',
+      chunk: end === total ? -1 : chunk,
+      content: bytesToBase64(bytes.subarray(start, end))
+    });
+    start = end;
+    options.onProgress?.({ loaded: end, total });
+  }
+}
+
+async function renameToFreeName(
+  contents: IContentsWriter,
+  temporaryPath: string,
+  folder: string,
+  name: string,
+  options: IWriteOptions
+): Promise<{ path: string; answer: Contents.IModel | undefined }> {
+  const maxAttempts = options.maxAttempts ?? DEFAULT_MAX_ATTEMPTS;
+  let attempts = 0;
+  for (const candidate of candidateNames(name)) {
+    if (attempts++ >= maxAttempts) {
+      break;
+    }
+    throwIfAborted(options.signal);
+    const path = joinPath(folder, candidate);
+    // The rename's own 409 is checked before its move, which another
+    // browser may race; checking first too narrows that window.
+    if (await exists(contents, path)) {
+      continue;
+    }
+    try {
+      return { path, answer: await contents.rename(temporaryPath, path) };
+    } catch (error) {
+      if (hasResponseStatus(error, 409)) {
+        continue;
+      }
+      throw error;
+    }
+  }
+  const where = folder ? `the folder '${folder}'` : 'the root folder';
+  throw new BookshelfError(
+    'Conflict',
+    `No free name was found for '${name}' in ${where} after ${maxAttempts} attempts; choose another name or folder, or remove some copies.`,
+    { name, folder, attempts: maxAttempts }
+  );
+}
+
+async function exists(
+  contents: IContentsWriter,
+  path: string
+): Promise<boolean> {
+  try {
+    await contents.get(path, { content: false });
+    return true;
+  } catch (error) {
+    if (hasResponseStatus(error, 404)) {
+      return false;
+    }
+    throw error;
+  }
+}
+
+/**
+ * The rename's answer is the new file's model; fetch it if a contents
+ * manager answered less. The file exists by now, so a failure to fetch
+ * its model is not a failed clone.
+ */
+async function completeModel(
+  contents: IContentsWriter,
+  path: string,
+  answer: Contents.IModel | undefined
+): Promise<Contents.IModel> {
+  if (answer && answer.path && answer.name && answer.type) {
+    return answer;
+  }
+  try {
+    return await contents.get(path, { content: false });
+  } catch {
+    return {
+      ...answer,
+      path,
+      name: path.slice(path.lastIndexOf('/') + 1)
+    } as Contents.IModel;
+  }
+}
+
+async function deleteQuietly(
+  contents: IContentsWriter,
+  path: string
+): Promise<void> {
+  try {
+    await contents.delete(path);
+  } catch {
+    // Best effort: the file may not exist, and the original error matters.
+  }
+}
+
+function randomHex(byteCount: number): string {
+  const bytes = new Uint8Array(byteCount);
+  if (typeof crypto !== 'undefined' && crypto.getRandomValues) {
+    crypto.getRandomValues(bytes);
+  } else {
+    for (let i = 0; i < byteCount; i++) {
+      bytes[i] = Math.floor(Math.random() * 256);
+    }
+  }
+  return Array.from(bytes, byte => byte.toString(16).padStart(2, '0')).join('');
+}
