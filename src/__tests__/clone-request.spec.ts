@@ -59,7 +59,7 @@ describe('validateCloneRequest', () => {
       'a version id of 1024 characters',
       { ...valid, s3_version_id: 'v'.repeat(1024) }
     ],
-    ['unknown fields', { ...valid, 'bookshelf-clone': '' }],
+    ['unknown fields', { ...valid, 'bookshelf-clone': '' }]
   ])('accepts %s', (_, request) => {
     expect(validateCloneRequest(request)).toEqual([]);
   });
