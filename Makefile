@@ -25,7 +25,7 @@ export BOOKSHELF_S3_PORT BOOKSHELF_LAB_PORT
 
 # The versions the project builds and tests against.
 PY_DEV_DEPS := "jupyterlab==4.6.4" "jupyter-builder>=1.2,<2" "hatchling>=1.5" \
-	"hatch-nodejs-version>=0.3.2" "hatch-jupyter-builder>=0.5"
+	"hatch-nodejs-version>=0.3.2" "hatch-jupyter-builder>=0.5" "editables"
 
 STAMP_PY := $(VENV)/.deps-installed
 STAMP_DEV := $(VENV)/.extension-installed

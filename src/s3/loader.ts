@@ -14,7 +14,9 @@ export async function loadObjectStore(
   config: IObjectStoreConfig
 ): Promise<IObjectStore> {
   if (!clientModule) {
-    clientModule = import('./client').catch(error => {
+    clientModule = import(
+      /* webpackChunkName: "bookshelf-s3" */ './client'
+    ).catch(error => {
       // Let a later call try again (e.g. after a network hiccup).
       clientModule = null;
       throw error;

@@ -1,0 +1,144 @@
+import { expect, test } from '@jupyterlab/galata';
+
+import { fixture, objectUrl, s3Headers } from './helpers';
+
+test.describe('the extension in JupyterLab', () => {
+  test('activates its plugins', async ({ page }) => {
+    const active = await page.evaluate(() => {
+      const app = (window as any).jupyterapp;
+      return [
+        'jupyterlab-bookshelf:core',
+        'jupyterlab-bookshelf:info',
+        'jupyterlab-bookshelf:clone'
+      ].map(id => app.isPluginActivated(id));
+    });
+    expect(active).toEqual([true, true, true]);
+  });
+
+  test('lists the Bookshelf commands in the palette', async ({ page }) => {
+    await page.evaluate(() =>
+      (window as any).jupyterapp.commands.execute(
+        'apputils:activate-command-palette'
+      )
+    );
+    const palette = page.locator('#modal-command-palette');
+    await expect(palette).toBeVisible();
+    await palette.locator('input').fill('Bookshelf');
+    const items = palette.locator('.lm-CommandPalette-item:visible');
+    await expect(items.filter({ hasText: 'Bookshelf Info' })).toHaveCount(1);
+    await expect(items.filter({ hasText: 'Clone from S3…' })).toHaveCount(1);
+    await expect(
+      items.filter({ hasText: 'Forget S3 Credentials' })
+    ).toHaveCount(1);
+  });
+
+  test('the info panel shows the endpoint and passing checks', async ({
+    page
+  }) => {
+    await page.evaluate(() =>
+      (window as any).jupyterapp.commands.execute('bookshelf:info')
+    );
+    const panel = page.locator('.jp-Bookshelf-infoPanel');
+    await expect(panel).toBeVisible();
+    await expect(panel.locator('[data-setting="endpointUrl"] td')).toHaveText(
+      fixture().endpoint_url
+    );
+    await expect(panel.locator('[data-setting="publishBucket"] td')).toHaveText(
+      'published'
+    );
+    await expect(
+      panel.locator('[data-check="publish-bucket"][data-ok="true"]')
+    ).toBeVisible();
+    await expect(
+      panel.locator('[data-check="versioning"][data-ok="true"]')
+    ).toBeVisible();
+    await expect(
+      panel.locator('[data-check="shim"][data-ok="true"]')
+    ).toBeVisible();
+    // The demo's keys are in the settings; the panel never shows them.
+    await expect(panel).not.toContainText('bookshelf-demo-secret');
+  });
+
+  test('the S3 SDK is not loaded at start-up, only on first use', async ({
+    page
+  }) => {
+    const scripts: string[] = [];
+    page.on('request', request => {
+      if (request.resourceType() === 'script') {
+        scripts.push(request.url());
+      }
+    });
+    await page.reload();
+    await page.waitForSelector('#jupyterlab-splash', { state: 'detached' });
+    const ours = scripts.filter(url =>
+      url.includes('/extensions/jupyterlab-bookshelf/')
+    );
+    expect(ours.length).toBeGreaterThan(0);
+    expect(ours.filter(url => url.includes('bookshelf-s3'))).toEqual([]);
+
+    // The info panel's checks use S3: now the chunk is fetched.
+    await page.evaluate(() =>
+      (window as any).jupyterapp.commands.execute('bookshelf:info')
+    );
+    await expect(
+      page.locator('[data-check="publish-bucket"][data-ok="true"]')
+    ).toBeVisible();
+    expect(scripts.some(url => url.includes('bookshelf-s3'))).toBe(true);
+  });
+});
+
+test.describe('the S3 fixture server, as a browser sees it', () => {
+  test('a page of Lab may read a sample notebook (CORS allows it)', async ({
+    page
+  }) => {
+    const url = objectUrl('examples', 'intro.ipynb');
+    const result = await page.evaluate(async ({ url, headers }) => {
+      // The fixture's objects are private: the request carries an
+      // Authorization header, as the SDK's would.
+      const response = await fetch(url, { headers });
+      const body = await response.json();
+      return {
+        status: response.status,
+        nbformat: body.nbformat,
+        etag: response.headers.get('ETag')
+      };
+    }, { url, headers: s3Headers() });
+    expect(result.status).toBe(200);
+    expect(result.nbformat).toBe(4);
+    // ETag is an exposed header: the page can read it.
+    expect(result.etag).toBeTruthy();
+  });
+
+  test('a bucket without a CORS rule refuses the page', async ({ page }) => {
+    const url = objectUrl('nocors', 'intro.ipynb');
+    const outcome = await page.evaluate(async ({ url, headers }) => {
+      try {
+        await fetch(url, { headers });
+        return 'read';
+      } catch (error) {
+        return `${(error as Error).name}: ${(error as Error).message}`;
+      }
+    }, { url, headers: s3Headers() });
+    expect(outcome).toBe('TypeError: Failed to fetch');
+    // Outside the browser the object is there: it is the CORS check.
+    const direct = await fetch(url, { headers: s3Headers() });
+    expect(direct.status).toBe(200);
+  });
+});
+
+test.describe('the server extension', () => {
+  test('GET /api/bookshelf reports the demo configuration without secrets', async ({
+    page,
+    baseURL
+  }) => {
+    const response = await page.request.get(`${baseURL}/api/bookshelf`);
+    expect(response.status()).toBe(200);
+    const text = await response.text();
+    const info = JSON.parse(text);
+    expect(info.release).toBe('0.1.0');
+    expect(info.features.clone_valid).toBe(true);
+    expect(info.features.publish_valid).toBe(true);
+    expect(text).not.toContain('bookshelf-demo-secret');
+  });
+});
+
