@@ -1,0 +1,362 @@
+import {
+  cloneObject,
+  ICloneDependencies,
+  ICloneObjectOptions,
+  ICloneProgress
+} from '../clone/clone';
+import { MemoryFolderLocks } from '../clone/locks';
+import { PARTIAL_SUFFIX } from '../clone/writer';
+import { BookshelfError } from '../errors';
+import type { IObjectStore } from '../s3/types';
+import type { ICloneRequest } from '../tokens';
+import { bytesEqual, notebookText, randomBytes, utf8 } from './fakes/bytes';
+import { FakeContentsManager } from './fakes/contents';
+import { FakeObjectStore } from './fakes/store';
+
+// Formatting that a parse-and-stringify would change.
+const NOTEBOOK = `{"cells":[],"metadata":{"x":1.0},\n  "nbformat":4,"nbformat_minor":5}`;
+
+async function rejection(promise: Promise<unknown>): Promise<any> {
+  try {
+    await promise;
+  } catch (error) {
+    return error;
+  }
+  throw new Error('The promise resolved');
+}
+
+describe('cloneObject', () => {
+  let store: FakeObjectStore;
+  let contents: FakeContentsManager;
+  let deps: ICloneDependencies;
+  const options: ICloneObjectOptions = { maxObjectSizeMB: 10 };
+
+  function clone(
+    request: Partial<ICloneRequest>,
+    extra: Partial<ICloneObjectOptions> = {}
+  ) {
+    return cloneObject(
+      deps,
+      { s3_bucket: 'shared', s3_key: 'reports/q3.ipynb', ...request },
+      { ...options, ...extra }
+    );
+  }
+
+  beforeEach(() => {
+    store = new FakeObjectStore();
+    store.addBucket('shared');
+    store.addObject('shared', 'reports/q3.ipynb', NOTEBOOK);
+    contents = new FakeContentsManager();
+    contents.addDirectory('work/sub');
+    deps = { store, contents, locks: new MemoryFolderLocks() };
+  });
+
+  it('saves a notebook at the root, byte for byte', async () => {
+    const model = await clone({});
+    expect(model).toMatchObject({
+      name: 'q3.ipynb',
+      path: 'q3.ipynb',
+      type: 'notebook'
+    });
+    expect(contents.readText('q3.ipynb')).toBe(NOTEBOOK);
+    // As a file: the server neither validates nor rewrites it.
+    const save = contents.calls.find(call => call.method === 'save')!;
+    expect(save).toMatchObject({ type: 'file', format: 'text' });
+  });
+
+  it('goes into the default folder without a target_path', async () => {
+    const model = await clone({}, { defaultFolder: 'work/sub' });
+    expect(model.path).toBe('work/sub/q3.ipynb');
+  });
+
+  it('numbers repeated clones of one key', async () => {
+    const paths = [];
+    for (let i = 0; i < 3; i++) {
+      paths.push((await clone({ target_path: 'work/' })).path);
+    }
+    expect(paths).toEqual([
+      'work/q3.ipynb',
+      'work/q3-1.ipynb',
+      'work/q3-2.ipynb'
+    ]);
+  });
+
+  it('gives concurrent clones distinct files despite the server race', async () => {
+    contents = new FakeContentsManager({
+      renameRace: true,
+      renameRaceDelay: 2
+    });
+    contents.addDirectory('work');
+    deps = { store, contents, locks: new MemoryFolderLocks() };
+    const models = await Promise.all(
+      Array.from({ length: 10 }, () => clone({ target_path: 'work/' }))
+    );
+    expect(new Set(models.map(model => model.path)).size).toBe(10);
+    expect(contents.files()).toHaveLength(10);
+  });
+
+  describe('target_path', () => {
+    it('with a trailing slash is a folder', async () => {
+      const model = await clone({ target_path: 'work/sub/' });
+      expect(model.path).toBe('work/sub/q3.ipynb');
+    });
+
+    it('naming an existing folder without a slash is that folder', async () => {
+      const model = await clone({ target_path: 'work/sub' });
+      expect(model.path).toBe('work/sub/q3.ipynb');
+    });
+
+    it('otherwise names the file', async () => {
+      const model = await clone({ target_path: 'work/mine.ipynb' });
+      expect(model.path).toBe('work/mine.ipynb');
+      expect(contents.readText('work/mine.ipynb')).toBe(NOTEBOOK);
+    });
+
+    it('naming an existing file gets the next free name', async () => {
+      contents.addFile('work/mine.ipynb', 'keep');
+      const model = await clone({ target_path: 'work/mine.ipynb' });
+      expect(model.path).toBe('work/mine-1.ipynb');
+      expect(contents.readText('work/mine.ipynb')).toBe('keep');
+    });
+
+    it('in a missing folder is refused before downloading', async () => {
+      const error = await rejection(clone({ target_path: 'nope/deeper/' }));
+      expect(error).toBeInstanceOf(BookshelfError);
+      expect(error.code).toBe('InvalidRequest');
+      expect(error.message).toBe(
+        "target_path: the folder 'nope/deeper' does not exist; create it first or choose another folder."
+      );
+      expect(error.detail).toMatchObject({ field: 'target_path' });
+      expect(store.calls).toEqual([]);
+      expect(contents.files()).toEqual([]);
+    });
+
+    it('for a file in a missing folder is refused', async () => {
+      const error = await rejection(clone({ target_path: 'nope/a.ipynb' }));
+      expect(error.message).toContain("the folder 'nope' does not exist");
+    });
+
+    it('below a file is refused', async () => {
+      contents.addFile('notes.txt', 'x');
+      const error = await rejection(clone({ target_path: 'notes.txt/' }));
+      expect(error.code).toBe('InvalidRequest');
+      expect(error.message).toContain("'notes.txt' is a file, not a folder");
+    });
+
+    it('a missing default folder is refused', async () => {
+      const error = await rejection(clone({}, { defaultFolder: 'gone' }));
+      expect(error.message).toBe(
+        "The folder 'gone' does not exist; create it first or choose another folder."
+      );
+    });
+
+    it('naming a folder does not let a hidden object name through', async () => {
+      store.addObject('shared', 'config/.env', 'A=1');
+      const error = await rejection(
+        clone({ s3_key: 'config/.env', target_path: 'work' })
+      );
+      expect(error.code).toBe('InvalidRequest');
+      expect(error.detail).toEqual({ field: 's3_key' });
+      expect(error.message).toContain("'.env' starts with a dot");
+      expect(store.calls).toEqual([]);
+    });
+  });
+
+  it('refuses an invalid request before any call', async () => {
+    const error = await rejection(
+      clone({ s3_bucket: 'Bad_Bucket', target_path: '../x' })
+    );
+    expect(error.code).toBe('InvalidRequest');
+    expect(error.detail).toEqual({ field: 's3_bucket' });
+    expect(error.message).toMatch(/^s3_bucket: .*; target_path: .*\.$/);
+    expect(store.calls).toEqual([]);
+    expect(contents.calls).toEqual([]);
+  });
+
+  describe('versions', () => {
+    let first: string;
+
+    beforeEach(() => {
+      store.addBucket('versioned', 'Enabled');
+      first = store.addObject('versioned', 'q3.ipynb', notebookText('first'));
+      store.addObject('versioned', 'q3.ipynb', notebookText('second'));
+    });
+
+    it('clones the version asked for', async () => {
+      await clone({
+        s3_bucket: 'versioned',
+        s3_key: 'q3.ipynb',
+        s3_version_id: first
+      });
+      expect(contents.readText('q3.ipynb')).toBe(notebookText('first'));
+    });
+
+    it('clones the latest version by default', async () => {
+      await clone({ s3_bucket: 'versioned', s3_key: 'q3.ipynb' });
+      expect(contents.readText('q3.ipynb')).toBe(notebookText('second'));
+    });
+
+    it('reports a missing version and writes nothing', async () => {
+      const error = await rejection(
+        clone({
+          s3_bucket: 'versioned',
+          s3_key: 'q3.ipynb',
+          s3_version_id: 'v99'
+        })
+      );
+      expect(error.code).toBe('NoSuchVersion');
+      expect(contents.files()).toEqual([]);
+    });
+  });
+
+  test.each([
+    ['NoSuchBucket', { s3_bucket: 'missing' }],
+    ['NoSuchKey', { s3_key: 'reports/missing.ipynb' }]
+  ])('passes %s on and writes nothing', async (code, request) => {
+    const error = await rejection(clone(request));
+    expect(error).toBeInstanceOf(BookshelfError);
+    expect(error.code).toBe(code);
+    expect(contents.calls.some(call => call.method === 'save')).toBe(false);
+  });
+
+  it('saves text as text', async () => {
+    store.addObject('shared', 'data/table.csv', 'a,b\n1,2\n');
+    const model = await clone({ s3_key: 'data/table.csv' });
+    expect(model).toMatchObject({ path: 'table.csv', type: 'file' });
+    const save = contents.calls.find(call => call.method === 'save')!;
+    expect(save.format).toBe('text');
+    expect(contents.readText('table.csv')).toBe('a,b\n1,2\n');
+  });
+
+  it('saves binary as base64, byte for byte', async () => {
+    const bytes = randomBytes(10000, 9);
+    store.addObject('shared', 'img/plot.png', bytes);
+    await clone({ s3_key: 'img/plot.png' });
+    const save = contents.calls.find(call => call.method === 'save')!;
+    expect(save.format).toBe('base64');
+    expect(bytesEqual(contents.readBytes('plot.png'), bytes)).toBe(true);
+  });
+
+  it('saves a large notebook in chunks, byte for byte', async () => {
+    const cells = Array.from({ length: 200 }, (_, i) => ({
+      cell_type: 'code',
+      execution_count: i,
+      id: `c${i}`,
+      metadata: {},
+      outputs: [],
+      source: `print('é${i}')`
+    }));
+    const text = JSON.stringify(
+      { cells, metadata: {}, nbformat: 4, nbformat_minor: 5 },
+      null,
+      2
+    );
+    store.addObject('shared', 'big.ipynb', text);
+    await clone({ s3_key: 'big.ipynb' }, { chunkSize: 4096 });
+    const chunks = contents.calls.filter(call => call.chunk !== undefined);
+    expect(chunks.length).toBeGreaterThan(2);
+    expect(bytesEqual(contents.readBytes('big.ipynb'), utf8(text))).toBe(true);
+  });
+
+  it('refuses an object that is not a notebook under a .ipynb name', async () => {
+    store.addObject('shared', 'fake.ipynb', '{"cells": []}');
+    const error = await rejection(clone({ s3_key: 'fake.ipynb' }));
+    expect(error.code).toBe('NotANotebook');
+    expect(error.message).toBe(
+      "The object is not a Jupyter notebook: 'nbformat' is missing."
+    );
+    expect(contents.calls.some(call => call.method === 'save')).toBe(false);
+    expect(contents.files()).toEqual([]);
+  });
+
+  it('refuses an object over the size limit before downloading it', async () => {
+    store.addObject('shared', 'huge.bin', randomBytes(2 * 1024 * 1024));
+    const error = await rejection(
+      clone({ s3_key: 'huge.bin' }, { maxObjectSizeMB: 1 })
+    );
+    expect(error.code).toBe('TooLarge');
+    expect(contents.calls.some(call => call.method === 'save')).toBe(false);
+  });
+
+  it('refuses an object over the limit when the store could not', async () => {
+    // A store that does not know the size before downloading.
+    const blind: IObjectStore = {
+      headObject: (bucket, key, versionId) =>
+        store.headObject(bucket, key, versionId),
+      getObject: (bucket, key, getOptions) =>
+        store.getObject(bucket, key, { ...getOptions, maxBytes: undefined }),
+      putObject: (bucket, key, body, putOptions) =>
+        store.putObject(bucket, key, body, putOptions),
+      getBucketVersioning: bucket => store.getBucketVersioning(bucket),
+      headBucket: bucket => store.headBucket(bucket)
+    };
+    deps = { ...deps, store: blind };
+    store.addObject('shared', 'huge.bin', randomBytes(1024 * 1024 + 1));
+    const error = await rejection(
+      clone({ s3_key: 'huge.bin' }, { maxObjectSizeMB: 1 })
+    );
+    expect(error.code).toBe('TooLarge');
+    expect(contents.files()).toEqual([]);
+  });
+
+  it('reports download then save progress', async () => {
+    store = new FakeObjectStore({ stepSize: 4000 });
+    store.addBucket('shared');
+    store.addObject('shared', 'a.bin', randomBytes(10000));
+    deps = { ...deps, store };
+    const progress: ICloneProgress[] = [];
+    await clone(
+      { s3_key: 'a.bin' },
+      { chunkSize: 6000, onProgress: step => progress.push({ ...step }) }
+    );
+    expect(progress).toEqual([
+      { phase: 'download', loaded: 4000, total: 10000 },
+      { phase: 'download', loaded: 8000, total: 10000 },
+      { phase: 'download', loaded: 10000, total: 10000 },
+      { phase: 'save', loaded: 6000, total: 10000 },
+      { phase: 'save', loaded: 10000, total: 10000 }
+    ]);
+  });
+
+  it('writes nothing when cancelled during the download', async () => {
+    store = new FakeObjectStore({ stepSize: 1000 });
+    store.addBucket('shared');
+    store.addObject('shared', 'a.bin', randomBytes(10000));
+    deps = { ...deps, store };
+    const controller = new AbortController();
+    const error = await rejection(
+      clone(
+        { s3_key: 'a.bin' },
+        {
+          signal: controller.signal,
+          onProgress: ({ loaded }) => loaded >= 3000 && controller.abort()
+        }
+      )
+    );
+    expect(error.code).toBe('Cancelled');
+    expect(contents.calls.some(call => call.method === 'save')).toBe(false);
+  });
+
+  it('writes nothing when cancelled during the save', async () => {
+    store.addObject('shared', 'a.bin', randomBytes(50000));
+    const controller = new AbortController();
+    const error = await rejection(
+      clone(
+        { s3_key: 'a.bin' },
+        {
+          chunkSize: 10000,
+          signal: controller.signal,
+          onProgress: step =>
+            step.phase === 'save' && step.loaded >= 20000 && controller.abort()
+        }
+      )
+    );
+    expect(error.code).toBe('Cancelled');
+    expect(contents.files()).toEqual([]);
+    expect(
+      contents.calls.some(
+        call => call.method === 'delete' && call.path.endsWith(PARTIAL_SUFFIX)
+      )
+    ).toBe(true);
+  });
+});

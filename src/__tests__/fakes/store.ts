@@ -1,0 +1,241 @@
+/**
+ * An in-memory S3 service for unit tests: buckets, versioned objects,
+ * S3's errors as `BookshelfError`s, progress in steps, and cancellation.
+ */
+
+import { BookshelfError } from '../../errors';
+import type {
+  IGetObjectOptions,
+  IObjectData,
+  IObjectHead,
+  IObjectStore,
+  IPutObjectOptions,
+  IPutObjectResult
+} from '../../s3/types';
+
+type Versioning = 'Enabled' | 'Suspended' | 'Off';
+
+interface IStoredVersion {
+  versionId: string;
+  bytes: Uint8Array;
+  contentType?: string;
+  etag: string;
+  lastModified: Date;
+}
+
+interface IBucket {
+  versioning: Versioning;
+  /** Versions of each key, oldest first. */
+  objects: Map<string, IStoredVersion[]>;
+}
+
+/**
+ * Options of the fake store.
+ */
+export interface IFakeStoreOptions {
+  /** Bytes delivered per progress step of a download (default 64 KiB). */
+  stepSize?: number;
+  /** Milliseconds between steps (0: one macrotask). */
+  stepDelay?: number;
+}
+
+export class FakeObjectStore implements IObjectStore {
+  constructor(readonly options: IFakeStoreOptions = {}) {}
+
+  /** Every call, as `method bucket/key`. */
+  readonly calls: string[] = [];
+
+  addBucket(bucket: string, versioning: Versioning = 'Off'): void {
+    this._buckets.set(bucket, { versioning, objects: new Map() });
+  }
+
+  /** Store an object (a new version when versioned); returns its version id. */
+  addObject(
+    bucket: string,
+    key: string,
+    body: string | Uint8Array,
+    contentType?: string
+  ): string {
+    const stored = this._bucket(bucket);
+    const bytes =
+      typeof body === 'string' ? new TextEncoder().encode(body) : body;
+    const versionId =
+      stored.versioning === 'Enabled' ? `v${++this._versionCount}` : 'null';
+    const versions = stored.objects.get(key) ?? [];
+    const kept =
+      stored.versioning === 'Enabled'
+        ? versions
+        : versions.filter(version => version.versionId !== 'null');
+    kept.push({
+      versionId,
+      bytes: copy(bytes),
+      contentType,
+      etag: `"etag-${++this._etagCount}"`,
+      lastModified: new Date()
+    });
+    stored.objects.set(key, kept);
+    return versionId;
+  }
+
+  async headObject(
+    bucket: string,
+    key: string,
+    versionId?: string
+  ): Promise<IObjectHead | null> {
+    this.calls.push(`headObject ${bucket}/${key}`);
+    await delay(0);
+    const stored = this._bucket(bucket);
+    const versions = stored.objects.get(key);
+    if (!versions) {
+      return null;
+    }
+    const version = versionId
+      ? versions.find(candidate => candidate.versionId === versionId)
+      : versions[versions.length - 1];
+    return version ? head(version) : null;
+  }
+
+  async getObject(
+    bucket: string,
+    key: string,
+    options: IGetObjectOptions = {}
+  ): Promise<IObjectData> {
+    this.calls.push(`getObject ${bucket}/${key}`);
+    await delay(0);
+    const version = this._version(bucket, key, options.versionId);
+    const total = version.bytes.length;
+    if (options.maxBytes !== undefined && total > options.maxBytes) {
+      throw new BookshelfError(
+        'TooLarge',
+        `The object is ${total} bytes, more than the ${options.maxBytes} that may be downloaded.`,
+        { size: total, limit: options.maxBytes }
+      );
+    }
+    const stepSize = this.options.stepSize ?? 64 * 1024;
+    let loaded = 0;
+    do {
+      cancelIfAborted(options.signal);
+      loaded = Math.min(total, loaded + stepSize);
+      options.onProgress?.(loaded, total);
+      await delay(this.options.stepDelay ?? 0);
+    } while (loaded < total);
+    cancelIfAborted(options.signal);
+    return { head: head(version), bytes: copy(version.bytes) };
+  }
+
+  async putObject(
+    bucket: string,
+    key: string,
+    body: Uint8Array | string,
+    options: IPutObjectOptions = {}
+  ): Promise<IPutObjectResult> {
+    this.calls.push(`putObject ${bucket}/${key}`);
+    await delay(0);
+    cancelIfAborted(options.signal);
+    const versions = this._bucket(bucket).objects.get(key);
+    const latest = versions?.[versions.length - 1];
+    if (options.ifNoneMatch === '*' && latest) {
+      throw new BookshelfError(
+        'PreconditionFailed',
+        `The object s3://${bucket}/${key} already exists.`,
+        { bucket, key }
+      );
+    }
+    if (options.ifMatch !== undefined && latest?.etag !== options.ifMatch) {
+      throw new BookshelfError(
+        'PreconditionFailed',
+        `The object s3://${bucket}/${key} changed since it was read.`,
+        { bucket, key }
+      );
+    }
+    const versionId = this.addObject(bucket, key, body, options.contentType);
+    const stored = this._bucket(bucket).objects.get(key)!;
+    const size = typeof body === 'string' ? body.length : body.length;
+    options.onProgress?.(size, size);
+    return {
+      etag: stored[stored.length - 1].etag,
+      versionId: versionId === 'null' ? undefined : versionId
+    };
+  }
+
+  async getBucketVersioning(bucket: string): Promise<Versioning> {
+    await delay(0);
+    return this._bucket(bucket).versioning;
+  }
+
+  async headBucket(bucket: string): Promise<void> {
+    await delay(0);
+    this._bucket(bucket);
+  }
+
+  private _bucket(bucket: string): IBucket {
+    const stored = this._buckets.get(bucket);
+    if (!stored) {
+      throw new BookshelfError(
+        'NoSuchBucket',
+        `The bucket '${bucket}' does not exist; check its name.`,
+        { bucket }
+      );
+    }
+    return stored;
+  }
+
+  private _version(
+    bucket: string,
+    key: string,
+    versionId?: string
+  ): IStoredVersion {
+    const versions = this._bucket(bucket).objects.get(key);
+    if (!versions || versions.length === 0) {
+      throw new BookshelfError(
+        'NoSuchKey',
+        `The object '${key}' does not exist in the bucket '${bucket}'; check the key.`,
+        { bucket, key }
+      );
+    }
+    if (versionId === undefined) {
+      return versions[versions.length - 1];
+    }
+    const version = versions.find(
+      candidate => candidate.versionId === versionId
+    );
+    if (!version) {
+      throw new BookshelfError(
+        'NoSuchVersion',
+        `The version '${versionId}' of '${key}' does not exist; check the version id.`,
+        { bucket, key, versionId }
+      );
+    }
+    return version;
+  }
+
+  private _buckets = new Map<string, IBucket>();
+  private _versionCount = 0;
+  private _etagCount = 0;
+}
+
+function head(version: IStoredVersion): IObjectHead {
+  return {
+    contentLength: version.bytes.length,
+    contentType: version.contentType,
+    etag: version.etag,
+    versionId: version.versionId === 'null' ? undefined : version.versionId,
+    lastModified: version.lastModified
+  };
+}
+
+function cancelIfAborted(signal?: AbortSignal): void {
+  if (signal?.aborted) {
+    throw new BookshelfError('Cancelled', 'The transfer was cancelled.');
+  }
+}
+
+function copy(bytes: Uint8Array): Uint8Array {
+  const result = new Uint8Array(bytes.length);
+  result.set(bytes);
+  return result;
+}
+
+function delay(ms: number): Promise<void> {
+  return new Promise(resolve => setTimeout(resolve, ms));
+}

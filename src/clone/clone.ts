@@ -1,0 +1,162 @@
+/**
+ * Clone one object from an S3 service into the Jupyter file tree.
+ */
+
+import type { Contents } from '@jupyterlab/services';
+import { BookshelfError, throwIfAborted } from '../errors';
+import type { ICloneRequest, ITransferProgress } from '../tokens';
+import type { IObjectStore } from '../s3/types';
+import { checkSize, classifyObject, sizeLimitBytes } from './content';
+import type { IFolderLocks } from './locks';
+import { resolveTarget, type ICloneTarget } from './naming';
+import { checkCloneRequest, checkFileName, keyBaseName } from './request';
+import {
+  hasResponseStatus,
+  writeNewFile,
+  type IContentsWriter
+} from './writer';
+
+/**
+ * What a clone works with.
+ */
+export interface ICloneDependencies {
+  store: IObjectStore;
+  contents: IContentsWriter;
+  /** Default: Web Locks, or page-wide in-memory locks without them. */
+  locks?: IFolderLocks;
+}
+
+/**
+ * Progress of a clone: the download, then the save.
+ */
+export interface ICloneProgress extends ITransferProgress {
+  phase: 'download' | 'save';
+}
+
+/**
+ * Options of `cloneObject`.
+ */
+export interface ICloneObjectOptions {
+  /** The folder for requests without a target_path; default: the root. */
+  defaultFolder?: string;
+  /** The `maxObjectSizeMB` setting. */
+  maxObjectSizeMB: number;
+  signal?: AbortSignal;
+  onProgress?: (progress: ICloneProgress) => void;
+  /** Passed to the writer; default: 1 MiB. */
+  chunkSize?: number;
+}
+
+/**
+ * Clone an object into the file tree and resolve to the new file's model.
+ *
+ * Throws `BookshelfError`s: `InvalidRequest` (with the field in `detail`)
+ * for a bad request or a missing folder, the store's errors (`NoSuchKey`,
+ * `AccessDenied`, …), `TooLarge`, `NotANotebook`, `Cancelled`, `Conflict`
+ * when no free name is found; a contents API failure is rethrown as is.
+ * Nothing is written unless the whole clone succeeds.
+ *
+ * Does not check the `allowedBuckets` setting, which restricts links only:
+ * the caller does, with `isBucketAllowed`.
+ */
+export async function cloneObject(
+  deps: ICloneDependencies,
+  request: ICloneRequest,
+  options: ICloneObjectOptions
+): Promise<Contents.IModel> {
+  const { signal, onProgress } = options;
+  const checked = checkCloneRequest(request);
+  throwIfAborted(signal);
+
+  // Settle where the file goes before downloading anything.
+  const target = await findTarget(
+    deps.contents,
+    checked,
+    options.defaultFolder ?? ''
+  );
+  throwIfAborted(signal);
+
+  const object = await deps.store.getObject(checked.s3_bucket, checked.s3_key, {
+    versionId: checked.s3_version_id,
+    signal,
+    maxBytes: sizeLimitBytes(options.maxObjectSizeMB),
+    onProgress: (loaded, total) =>
+      onProgress?.({ phase: 'download', loaded, total })
+  });
+  // The store refuses early when it knows the size; this covers the rest.
+  checkSize(object.bytes.length, options.maxObjectSizeMB);
+  throwIfAborted(signal);
+
+  const data = classifyObject(target.name, object.bytes);
+  return writeNewFile(deps.contents, target.folder, target.name, data, {
+    signal,
+    locks: deps.locks,
+    chunkSize: options.chunkSize,
+    onProgress: progress => onProgress?.({ phase: 'save', ...progress })
+  });
+}
+
+/**
+ * Resolve the target against the file tree: a target_path without a
+ * trailing '/' that names an existing folder is that folder, and the
+ * folder must exist.
+ */
+async function findTarget(
+  contents: IContentsWriter,
+  request: ICloneRequest,
+  defaultFolder: string
+): Promise<ICloneTarget> {
+  let target = resolveTarget(request, defaultFolder);
+  const targetPath = request.target_path;
+  if (targetPath && !targetPath.endsWith('/')) {
+    const existing = await getModel(contents, targetPath);
+    if (existing?.type === 'directory') {
+      target = { folder: targetPath, name: keyBaseName(request.s3_key) };
+      // The name now comes from the key, which validation did not check.
+      const problem = checkFileName(target.name, 's3_key');
+      if (problem) {
+        throw new BookshelfError('InvalidRequest', `s3_key: ${problem}.`, {
+          field: 's3_key'
+        });
+      }
+      return target;
+    }
+  }
+  if (target.folder !== '') {
+    const folder = await getModel(contents, target.folder);
+    // Without a target_path the folder is the caller's default.
+    const prefix = targetPath ? 'target_path: the' : 'The';
+    if (!folder) {
+      throw new BookshelfError(
+        'InvalidRequest',
+        `${prefix} folder '${target.folder}' does not exist; create it first or choose another folder.`,
+        { field: targetPath ? 'target_path' : undefined, folder: target.folder }
+      );
+    }
+    if (folder.type !== 'directory') {
+      throw new BookshelfError(
+        'InvalidRequest',
+        `${prefix} path '${target.folder}' is a file, not a folder; choose a folder.`,
+        { field: targetPath ? 'target_path' : undefined, folder: target.folder }
+      );
+    }
+  }
+  return target;
+}
+
+/**
+ * The model of a path without its content, or null when it does not exist.
+ */
+async function getModel(
+  contents: IContentsWriter,
+  path: string
+): Promise<Contents.IModel | null> {
+  try {
+    return await contents.get(path, { content: false });
+  } catch (error) {
+    if (hasResponseStatus(error, 404)) {
+      return null;
+    }
+    throw error;
+  }
+}
