@@ -1,230 +1,283 @@
-"""Validation of clone requests and bucket names.
+"""Validation of clone requests and clone links.
 
-The TypeScript side (the clone dialog and ``IBookshelf.clone``) applies the
-same rules. Every check returns a list of ``(field, message)`` problems; an
-empty list means valid. Each message starts with the field name and never
-repeats the value it judges, so it is safe to show and to log.
+The rules are those of ``docs/clone-request-rules.md``; the browser side
+(``src/clone/request.ts``) implements the same ones with the same messages,
+so keep both in step. A check returns a list of ``(field, message)``
+problems, at most one per field (the first rule broken); each message starts
+with the field name. An empty list means valid.
 """
 
 from __future__ import annotations
 
 import re
-import unicodedata
 from collections.abc import Mapping
 from typing import Any
+from urllib.parse import quote
 
-#: The fields of a clone request, in the order links and messages use.
+#: The fields of a clone request, in the order links list them.
 CLONE_FIELDS = ("s3_bucket", "s3_key", "target_path", "s3_version_id")
 
-MAX_KEY_BYTES = 1024
-MAX_VERSION_ID_BYTES = 1024
+#: The most bytes a key, a target path and a version id may have.
+MAX_PATH_BYTES = 1024
+#: The most bytes of one file or folder name (the usual file system limit).
+MAX_NAME_BYTES = 255
 
-_BUCKET_CHARS = re.compile(r"[a-z0-9.-]+")
+_CONTROL_CHARACTER = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+_BIDI_CHARACTER = re.compile(r"[\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+_BUCKET_CHARACTER = re.compile(r"[a-z0-9.-]")
 _IPV4_LIKE = re.compile(r"\d{1,3}(\.\d{1,3}){3}")
-_RESERVED_BUCKET_PREFIXES = ("xn--", "sthree-", "amzn-s3-demo-")
-_RESERVED_BUCKET_SUFFIXES = ("-s3alias", "--ol-s3", ".mrap", "--x-s3", "--table-s3")
+_VERSION_ID_CHARACTER = re.compile(r"[A-Za-z0-9._\-+/=]")
+#: What encodeURIComponent leaves as is, besides letters, digits and _.-~
+_URI_COMPONENT_SAFE = "!*'()"
+_BUCKET_PREFIXES = ("xn--", "sthree-", "amzn-s3-demo-")
+_BUCKET_SUFFIXES = ("-s3alias", "--ol-s3", ".mrap", "--x-s3", "--table-s3")
 
 Problem = tuple[str, str]
 
 
-def _has_control_characters(value: str) -> bool:
-    """Whether ``value`` holds a C0 or C1 control character or DEL."""
-    return any(unicodedata.category(char) == "Cc" for char in value)
-
-
-def _utf8_length(value: str) -> int | None:
-    """The length of ``value`` in UTF-8 bytes, or None if it cannot be encoded."""
-    try:
-        return len(value.encode("utf-8"))
-    except UnicodeEncodeError:  # lone surrogates, e.g. "\ud800" in JSON
-        return None
-
-
-def validate_bucket(bucket: Any, field: str = "s3_bucket") -> list[Problem]:
-    """Check a bucket name against S3's rules for general purpose buckets."""
-    if bucket is None or bucket == "":
-        return [(field, f"{field} is required")]
-    if not isinstance(bucket, str):
-        return [(field, f"{field} must be a string")]
-    problems = []
-    if not 3 <= len(bucket) <= 63:
-        problems.append((field, f"{field} must be 3 to 63 characters long"))
-    if not _BUCKET_CHARS.fullmatch(bucket):
-        problems.append(
-            (
-                field,
-                f"{field} may only contain lowercase letters (a-z), digits, "
-                "dots (.) and hyphens (-)",
-            )
-        )
-    if not (bucket[0].isascii() and bucket[0].isalnum()) or not (
-        bucket[-1].isascii() and bucket[-1].isalnum()
-    ):
-        problems.append((field, f"{field} must begin and end with a letter or a digit"))
-    if ".." in bucket:
-        problems.append((field, f"{field} must not contain two dots in a row"))
-    if _IPV4_LIKE.fullmatch(bucket):
-        problems.append((field, f"{field} must not be formatted as an IP address"))
-    if bucket.startswith(_RESERVED_BUCKET_PREFIXES):
-        problems.append(
-            (field, f"{field} must not begin with {', '.join(_RESERVED_BUCKET_PREFIXES)}")
-        )
-    if bucket.endswith(_RESERVED_BUCKET_SUFFIXES):
-        problems.append(
-            (field, f"{field} must not end with {', '.join(_RESERVED_BUCKET_SUFFIXES)}")
-        )
-    return problems
-
-
-def validate_key(key: Any, field: str = "s3_key") -> list[Problem]:
-    """Check an object key: 1 to 1024 bytes of UTF-8, no control
-    characters, and naming an object rather than a folder."""
-    if key is None or key == "":
-        return [(field, f"{field} is required")]
-    if not isinstance(key, str):
-        return [(field, f"{field} must be a string")]
-    size = _utf8_length(key)
-    if size is None:
-        return [(field, f"{field} must be valid UTF-8 text")]
-    problems = []
-    if size > MAX_KEY_BYTES:
-        problems.append(
-            (field, f"{field} must be at most {MAX_KEY_BYTES} bytes of UTF-8 (it has {size})")
-        )
-    if _has_control_characters(key):
-        problems.append((field, f"{field} must not contain control characters"))
-    if key.rsplit("/", 1)[-1] in ("", ".", ".."):
-        problems.append(
-            (field, f"{field} must end with a file name, not with '/', '.' or '..'")
-        )
-    return problems
-
-
-def validate_target_path(path: Any, field: str = "target_path") -> list[Problem]:
-    """Check an optional target path: relative, POSIX, without control
-    characters and without '..' that leaves the root. Empty means omitted."""
-    if path is None or path == "":
-        return []
-    if not isinstance(path, str):
-        return [(field, f"{field} must be a string")]
-    if _utf8_length(path) is None:
-        return [(field, f"{field} must be valid UTF-8 text")]
-    problems = []
-    if _has_control_characters(path):
-        problems.append((field, f"{field} must not contain control characters"))
-    if "\\" in path:
-        problems.append((field, f"{field} must separate folders with '/', not '\\'"))
-    if path.startswith("/"):
-        problems.append(
-            (field, f"{field} must be relative to the Jupyter root folder (no leading '/')")
-        )
-    depth = 0
-    for segment in path.split("/"):
-        if segment == "..":
-            depth -= 1
-            if depth < 0:
-                problems.append(
-                    (field, f"{field} must not use '..' to leave the Jupyter root folder")
-                )
-                break
-        elif segment not in ("", "."):
-            depth += 1
-    return problems
-
-
-def validate_version_id(version_id: Any, field: str = "s3_version_id") -> list[Problem]:
-    """Check an optional version id. Empty means omitted."""
-    if version_id is None or version_id == "":
-        return []
-    if not isinstance(version_id, str):
-        return [(field, f"{field} must be a string")]
-    size = _utf8_length(version_id)
-    if size is None:
-        return [(field, f"{field} must be valid UTF-8 text")]
-    problems = []
-    if size > MAX_VERSION_ID_BYTES:
-        problems.append((field, f"{field} must be at most {MAX_VERSION_ID_BYTES} bytes"))
-    if _has_control_characters(version_id):
-        problems.append((field, f"{field} must not contain control characters"))
-    return problems
-
-
-def validate_clone_request(request: Mapping[str, Any]) -> list[Problem]:
-    """All problems of a clone request (the payload of the clone POST, or
-    the parameters of a clone link). Unknown fields are ignored."""
-    return [
-        *validate_bucket(request.get("s3_bucket")),
-        *validate_key(request.get("s3_key")),
-        *validate_target_path(request.get("target_path")),
-        *validate_version_id(request.get("s3_version_id")),
-    ]
-
-
-def clone_request_from_query(
-    query_arguments: Mapping[str, list[bytes]],
-) -> tuple[dict[str, str], list[Problem]]:
-    """Read a clone request from a link's query (Tornado's
-    ``request.query_arguments``) and validate it.
-
-    Returns the request (known fields only; empty values left out) and its
-    problems. A known parameter given more than once is a problem, since
-    the link would be ambiguous.
-    """
-    request: dict[str, str] = {}
-    problems: list[Problem] = []
-    for field in CLONE_FIELDS:
-        values = query_arguments.get(field, [])
-        if len(values) > 1:
-            problems.append((field, f"{field} is given more than once"))
-            continue
-        if not values:
-            continue
-        try:
-            value = values[0].decode("utf-8")
-        except UnicodeDecodeError:
-            problems.append((field, f"{field} must be valid UTF-8 text"))
-            continue
-        if value:
-            request[field] = value
-    repeated_or_undecodable = {field for field, _ in problems}
-    problems.extend(
-        problem
-        for problem in validate_clone_request(request)
-        if problem[0] not in repeated_or_undecodable
+def utf8_length(text: str) -> int:
+    """Bytes of ``text`` in UTF-8; a lone surrogate counts as the three
+    bytes of U+FFFD (as in the browser)."""
+    return sum(
+        1 if char < "\x80" else 2 if char < "\u0800" else 3 if char < "\U00010000" else 4
+        for char in text
     )
-    return request, problems
 
 
-def clone_request_from_json(body: Any) -> tuple[dict[str, str], list[Problem]]:
-    """Read a clone request from a parsed JSON body and validate it.
+def _describe(character: str) -> str:
+    """A character as a message may show it: quoted when printable, else its
+    code point, so that the message itself cannot be garbled."""
+    if (
+        _CONTROL_CHARACTER.match(character)
+        or _BIDI_CHARACTER.match(character)
+        or not character.strip()
+        or character == "\ufeff"
+    ):
+        return f"U+{ord(character):04X}"
+    return f"'{character}'"
 
-    ``null`` and empty strings count as omitted. Returns the request (known
-    fields only) and its problems.
-    """
-    if not isinstance(body, dict):
-        return {}, [
-            (
-                "body",
-                "body must be a JSON object like "
-                '{"s3_bucket": "...", "s3_key": "...", "target_path": "..."}',
+
+def _check_characters(text: str, what: str) -> str | None:
+    control = _CONTROL_CHARACTER.search(text)
+    if control:
+        return f"{what} has no control characters (found {_describe(control[0])})"
+    bidi = _BIDI_CHARACTER.search(text)
+    if bidi:
+        return (
+            f"{what} has no bidirectional formatting characters, which can disguise "
+            f"a file's type (found {_describe(bidi[0])})"
+        )
+    return None
+
+
+def check_bucket(bucket: str) -> str | None:
+    """The S3 bucket naming rule ``bucket`` breaks (without a field name),
+    or None. Also used for the publishBucket setting."""
+    if not 3 <= len(bucket) <= 63:
+        return f"a bucket name has 3 to 63 characters (got {len(bucket)})"
+    for character in bucket:
+        if not _BUCKET_CHARACTER.fullmatch(character):
+            return (
+                "a bucket name has only lowercase letters a-z, digits, dots and hyphens "
+                f"(found {_describe(character)})"
             )
-        ]
-    request = {
-        field: body[field] for field in CLONE_FIELDS if body.get(field) not in (None, "")
-    }
-    return request, validate_clone_request(request)
+    if bucket[0] in ".-" or bucket[-1] in ".-":
+        return "a bucket name starts and ends with a letter or digit"
+    if ".." in bucket:
+        return "a bucket name has no two adjacent dots"
+    if _IPV4_LIKE.fullmatch(bucket):
+        return "a bucket name must not be formatted like an IP address (e.g. 192.168.5.4)"
+    for prefix in _BUCKET_PREFIXES:
+        if bucket.startswith(prefix):
+            return f"a bucket name must not start with '{prefix}'"
+    for suffix in _BUCKET_SUFFIXES:
+        if bucket.endswith(suffix):
+            return f"a bucket name must not end with '{suffix}'"
+    return None
+
+
+def key_base_name(key: str) -> str:
+    """The last segment of a key: the name its clone gets by default."""
+    return key.rsplit("/", 1)[-1]
+
+
+def _check_key(key: str) -> str | None:
+    size = utf8_length(key)
+    if size > MAX_PATH_BYTES:
+        return f"a key has 1 to {MAX_PATH_BYTES} bytes of UTF-8 (got {size})"
+    characters = _check_characters(key, "a key")
+    if characters:
+        return characters
+    if key.endswith("/"):
+        return "the key ends with '/', which names a folder, not an object"
+    base_name = key_base_name(key)
+    if base_name in (".", ".."):
+        return f"the key's last segment must not be '{base_name}'"
+    return None
+
+
+def _check_target_path(path: str) -> str | None:
+    if path.startswith("/"):
+        return "a path is relative to the Jupyter root: remove the leading '/'"
+    if "\\" in path:
+        return "a path separates folders with '/', not '\\'"
+    characters = _check_characters(path, "a path")
+    if characters:
+        return characters
+    size = utf8_length(path)
+    if size > MAX_PATH_BYTES:
+        return f"a path has at most {MAX_PATH_BYTES} bytes of UTF-8 (got {size})"
+    # A single trailing '/' means "this folder".
+    for segment in (path[:-1] if path.endswith("/") else path).split("/"):
+        if segment == "":
+            return "a path has no empty segment ('//')"
+        if segment == "..":
+            return "a path must not contain '..'"
+        if set(segment) == {"."}:
+            return f"a path has no segment made only of dots (found '{segment}')"
+        if segment.startswith("."):
+            return f"'{segment}' starts with a dot, which Jupyter hides; choose another name"
+        segment_size = utf8_length(segment)
+        if segment_size > MAX_NAME_BYTES:
+            return (
+                f"each name in a path has at most {MAX_NAME_BYTES} bytes of UTF-8 "
+                f"(got {segment_size})"
+            )
+    return None
+
+
+def _check_version_id(version_id: str) -> str | None:
+    if len(version_id) > MAX_PATH_BYTES:
+        return f"a version id has 1 to {MAX_PATH_BYTES} characters (got {len(version_id)})"
+    for character in version_id:
+        if not _VERSION_ID_CHARACTER.fullmatch(character):
+            return (
+                "a version id has only letters, digits and . _ - + / = "
+                f"(found {_describe(character)})"
+            )
+    return None
+
+
+def check_file_name(name: str, source: str) -> str | None:
+    """The rule the clone's file name breaks (not hidden, not too long), or
+    None; ``source`` ('s3_key' or 'target_path') says where it came from."""
+    if name.startswith("."):
+        if source == "s3_key":
+            return (
+                f"the object's name '{name}' starts with a dot, which Jupyter hides; "
+                "give a target_path"
+            )
+        return (
+            f"the file name '{name}' starts with a dot, which Jupyter hides; choose another name"
+        )
+    size = utf8_length(name)
+    if size > MAX_NAME_BYTES:
+        if source == "s3_key":
+            return (
+                f"the object's name has {size} bytes of UTF-8, more than the "
+                f"{MAX_NAME_BYTES} a file name may have; give a target_path"
+            )
+        return f"a file name has at most {MAX_NAME_BYTES} bytes of UTF-8 (got {size})"
+    return None
+
+
+def _read_field(fields: Mapping[str, Any], field: str) -> tuple[str | None, str | None]:
+    """A field's value (a string, or None when absent) and its problem."""
+    value = fields.get(field)
+    if value is None:
+        return None, None
+    if isinstance(value, list) and len(value) > 1:
+        return None, "given more than once"
+    if not isinstance(value, str):
+        kind = (
+            "a list"
+            if isinstance(value, list)
+            else "boolean"
+            if isinstance(value, bool)
+            else "number"
+            if isinstance(value, (int, float))
+            else "object"
+        )
+        return None, f"must be text (got {kind})"
+    return value, None
+
+
+def validate_clone_request(request: Any) -> list[Problem]:
+    """Check a clone request (a parsed POST body, or a link's parameters as
+    read by ``read_clone_query``). Unknown fields are ignored."""
+    if not isinstance(request, Mapping):
+        return [("request", "request: a clone request is an object with s3_bucket and s3_key")]
+    problems: list[Problem] = []
+
+    def report(field: str, message: str | None) -> None:
+        if message is not None:
+            problems.append((field, f"{field}: {message}"))
+
+    bucket, bucket_problem = _read_field(request, "s3_bucket")
+    key, key_problem = _read_field(request, "s3_key")
+    target_path, target_problem = _read_field(request, "target_path")
+    version_id, version_problem = _read_field(request, "s3_version_id")
+
+    if bucket_problem is None:
+        bucket_problem = check_bucket(bucket) if bucket else "a bucket name is required"
+    report("s3_bucket", bucket_problem)
+    if key_problem is None:
+        key_problem = _check_key(key) if key else "an object key is required"
+    report("s3_key", key_problem)
+    if target_problem is None and target_path:
+        target_problem = _check_target_path(target_path)
+    report("target_path", target_problem)
+    if version_problem is None and version_id:
+        version_problem = _check_version_id(version_id)
+    report("s3_version_id", version_problem)
+
+    # The file name comes from the key unless target_path names a file; the
+    # target_path segment rules already cover a name taken from there.
+    name_from_key = not target_path or target_path.endswith("/")
+    if name_from_key and key_problem is None and target_problem is None:
+        report("s3_key", check_file_name(key_base_name(key), "s3_key"))
+    return problems
+
+
+def read_clone_query(query_arguments: Mapping[str, list[bytes]]) -> dict[str, str | list[str]]:
+    """The clone parameters of a link (Tornado's ``request.query_arguments``).
+    A parameter given more than once is kept as a list, which
+    ``validate_clone_request`` reports; other parameters are ignored. Bytes
+    that are not UTF-8 become U+FFFD, as in the browser."""
+    request: dict[str, str | list[str]] = {}
+    for field in CLONE_FIELDS:
+        values = [value.decode("utf-8", "replace") for value in query_arguments.get(field, [])]
+        if len(values) == 1:
+            request[field] = values[0]
+        elif len(values) > 1:
+            request[field] = values
+    return request
+
+
+def normalize_clone_request(request: Mapping[str, Any]) -> dict[str, str]:
+    """Only the clone fields, without optional ones given as empty strings.
+    Trims nothing: a space is part of a key. For a valid request."""
+    return {field: request[field] for field in CLONE_FIELDS if request.get(field)}
+
+
+def clone_link_query(request: Mapping[str, str]) -> str:
+    """The query string of a clone link (without '?'): the fields in a fixed
+    order, optional ones only when set, each encoded as encodeURIComponent
+    does (a space is %20, never +)."""
+    return "&".join(
+        f"{field}={quote(request[field], safe=_URI_COMPONENT_SAFE)}"
+        for field in CLONE_FIELDS
+        if request.get(field)
+    )
 
 
 def bucket_allowed(bucket: str, patterns: list[str]) -> bool:
-    """Whether the ``allowedBuckets`` setting lets a link clone from ``bucket``.
-
-    A pattern is a bucket name in which ``*`` stands for any run of
-    characters. An empty list allows every bucket.
-    """
+    """Whether a link may clone from ``bucket``: the name must match one of
+    the patterns as a whole, where ``*`` stands for any characters; matching
+    is case-sensitive. An empty list allows every bucket."""
     if not patterns:
         return True
-    for pattern in patterns:
-        regex = ".*".join(re.escape(part) for part in pattern.split("*"))
-        if re.fullmatch(regex, bucket):
-            return True
-    return False
+    return any(
+        re.fullmatch(".*".join(re.escape(part) for part in pattern.split("*")), bucket, re.DOTALL)
+        for pattern in patterns
+    )
