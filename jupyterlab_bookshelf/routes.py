@@ -1,0 +1,212 @@
+"""The server shim: Bookshelf's HTTP paths on the Jupyter server's origin.
+
+Clone and publish run in the browser, where the S3 credentials are; this
+module never touches S3 or credentials. It describes the configuration,
+turns clone links into the clone dialog, and tells direct API callers where
+the operations really run.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import jinja2
+import tornado.web
+from jupyter_server.base.handlers import APIHandler, JupyterHandler
+from jupyter_server.utils import url_path_join
+
+from . import __version__
+from .settings import allowed_buckets, effective_settings, features, settings_paths
+from .validation import (
+    bucket_allowed,
+    clone_link_query,
+    normalize_clone_request,
+    read_clone_query,
+    validate_clone_request,
+)
+
+_templates = jinja2.Environment(
+    loader=jinja2.FileSystemLoader(Path(__file__).parent / "templates"),
+    autoescape=True,
+)
+
+#: Longest value shown back on the error page (links can be long).
+_SHOWN_CHARS = 200
+def _shown(value: Any) -> str:
+    """A value of a link, as the error page may show it."""
+    if not isinstance(value, str):
+        return ""
+    return value if len(value) <= _SHOWN_CHARS else value[:_SHOWN_CHARS] + "…"
+
+
+class _BookshelfMixin:
+    """Access to the effective settings of the running JupyterLab."""
+
+    settings: dict[str, Any]
+
+    def bookshelf_settings(self) -> tuple[dict[str, Any], list[str]]:
+        return effective_settings(settings_paths(self.settings["serverapp"]))
+
+
+class InfoHandler(_BookshelfMixin, APIHandler):
+    """GET /api/bookshelf: the release and the features of the configuration."""
+
+    @tornado.web.authenticated
+    def get(self) -> None:
+        settings, problems = self.bookshelf_settings()
+        self.finish(json.dumps({"release": __version__, "features": features(settings, problems)}))
+
+
+class CloneLandingHandler(_BookshelfMixin, JupyterHandler):
+    """GET /bookshelf/clone?s3_bucket=&s3_key=[&target_path=][&s3_version_id=]
+
+    The landing page of a clone link. It only hands off to the clone dialog
+    of the server's frontend: a GET never clones.
+    """
+
+    def set_default_headers(self) -> None:
+        super().set_default_headers()
+        self.set_header("Cache-Control", "no-store")
+        self.set_header("Referrer-Policy", "no-referrer")
+
+    def _frontend(self) -> tuple[str, str]:
+        """The route of the server's default frontend and its name."""
+        # The server stores it with the base URL in front: /base/tree.
+        default_url = self.default_url or getattr(
+            self.settings.get("serverapp"), "default_url", ""
+        )
+        if default_url.startswith(self.base_url):
+            default_url = default_url[len(self.base_url) :]
+        route = default_url.strip("/")
+        if route == "tree" or route.startswith("tree/"):
+            return "tree", "Jupyter Notebook"
+        return "lab", "JupyterLab"
+
+    @tornado.web.authenticated
+    def get(self) -> None:
+        request = read_clone_query(self.request.query_arguments)
+        problems = validate_clone_request(request)
+        status, refused = 400, False
+        if not problems:
+            settings, _ = self.bookshelf_settings()
+            if not bucket_allowed(request["s3_bucket"], allowed_buckets(settings)):
+                status, refused = 403, True
+                problems = [
+                    (
+                        "s3_bucket",
+                        "s3_bucket: this server does not let links clone from this bucket "
+                        "(see the allowedBuckets setting)",
+                    )
+                ]
+        self.set_header("Content-Type", "text/html; charset=UTF-8")
+        if problems:
+            self.set_status(status)
+            page = _templates.get_template("bookshelf_clone_invalid.html").render(
+                problems=[message for _, message in problems],
+                refused=refused,
+                bucket=_shown(request.get("s3_bucket", "")),
+                key=_shown(request.get("s3_key", "")),
+            )
+        else:
+            route, frontend = self._frontend()
+            handoff_url = (
+                url_path_join(self.base_url, route)
+                + "?bookshelf-clone&"
+                + clone_link_query(normalize_clone_request(request))
+            )
+            page = _templates.get_template("bookshelf_clone.html").render(
+                handoff_url=handoff_url,
+                frontend=frontend,
+                bucket=request["s3_bucket"],
+                key=request["s3_key"],
+            )
+        self.finish(page)
+
+
+class _CloneRequestMixin:
+    """POST of a clone request: answered with where the clone really runs."""
+
+    def clone_answer(self: Any) -> None:
+        try:
+            request = json.loads(self.request.body or b"null")
+        except ValueError:
+            request = None
+        problems = validate_clone_request(request)
+        self.set_header("Content-Type", "application/json")
+        if problems:
+            self.set_status(400)
+            reply = {
+                "message": "The clone request is not valid: "
+                + "; ".join(message for _, message in problems),
+                "errors": [{"field": field, "message": message} for field, message in problems],
+            }
+        else:
+            self.set_status(501)
+            reply = {
+                "message": "Clone runs in the browser, where the S3 credentials are. "
+                "Open this link in JupyterLab instead, or call IBookshelf.clone "
+                "from a JupyterLab extension.",
+                "clone_url": url_path_join(self.base_url, "bookshelf", "clone")
+                + "?"
+                + clone_link_query(normalize_clone_request(request)),
+            }
+        self.finish(json.dumps(reply))
+
+
+class CloneApiHandler(_CloneRequestMixin, APIHandler):
+    """POST /api/bookshelf/clone"""
+
+    @tornado.web.authenticated
+    def post(self) -> None:
+        self.clone_answer()
+
+
+class ClonedHandler(_CloneRequestMixin, CloneLandingHandler):
+    """GET /api/bookshelf/cloned: the landing page, as /bookshelf/clone.
+    POST /api/bookshelf/cloned: as POST /api/bookshelf/clone."""
+
+    @tornado.web.authenticated
+    def post(self) -> None:
+        if not self.check_origin():
+            raise tornado.web.HTTPError(404)
+        self.clone_answer()
+
+    def write_error(self, status_code: int, **kwargs: Any) -> None:
+        # The page's errors are pages; the API's errors are JSON.
+        if self.request.method in ("GET", "HEAD"):
+            super().write_error(status_code, **kwargs)
+        else:
+            APIHandler.write_error(self, status_code, **kwargs)  # type: ignore[arg-type]
+
+
+class PublishHandler(APIHandler):
+    """PUT /api/bookshelf/published/{path}"""
+
+    @tornado.web.authenticated
+    def put(self, path: str) -> None:
+        self.set_status(501)
+        self.finish(
+            json.dumps(
+                {
+                    "message": "Publish runs in the browser, where the S3 credentials are. "
+                    "Use the Publish command in JupyterLab, or IBookshelf.publish "
+                    "from an extension.",
+                    "path": path,
+                }
+            )
+        )
+
+
+def setup_route_handlers(web_app: Any) -> None:
+    """Add Bookshelf's handlers to the server's web application."""
+    base_url = web_app.settings["base_url"]
+    handlers = [
+        (url_path_join(base_url, "api", "bookshelf"), InfoHandler),
+        (url_path_join(base_url, "bookshelf", "clone"), CloneLandingHandler),
+        (url_path_join(base_url, "api", "bookshelf", "cloned"), ClonedHandler),
+        (url_path_join(base_url, "api", "bookshelf", "clone"), CloneApiHandler),
+        (url_path_join(base_url, "api", "bookshelf", "published", "(.+)"), PublishHandler),
+    ]
+    web_app.add_handlers(".*$", handlers)

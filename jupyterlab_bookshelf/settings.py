@@ -1,0 +1,339 @@
+"""The effective settings of the ``jupyterlab-bookshelf:core`` plugin.
+
+JupyterLab composes a plugin's settings from the schema defaults, the
+administrator's overrides (``<app_settings_dir>/overrides.json``, applied to
+the defaults) and the user's settings file. This module computes the same
+composition on the server, from the directories of the running JupyterLab,
+so that ``GET /api/bookshelf`` describes what the browser will use.
+"""
+
+from __future__ import annotations
+
+import copy
+import functools
+import json
+import os
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit, urlunsplit
+
+from jupyter_core.paths import jupyter_config_dir, jupyter_path
+from tornado.web import HTTPError
+
+# jupyterlab_server's own building blocks of `get_settings`, used so that the
+# overrides and the user settings are read exactly as JupyterLab reads them.
+# `get_settings` itself cannot be used: it finds the schema only in installed
+# places, and a source checkout that is not built yet has it in `schema/`.
+from jupyterlab_server.settings_utils import (
+    SETTINGS_EXTENSION,
+    _get_overrides,
+    _get_user_settings,
+    _override,
+)
+
+from .validation import check_bucket
+
+EXTENSION_NAME = "jupyterlab-bookshelf"
+PLUGIN_NAME = "core"
+SCHEMA_NAME = f"{EXTENSION_NAME}:{PLUGIN_NAME}"
+
+#: The schema of a source checkout (next to the package and package.json);
+#: None when installed.
+_SOURCE_ROOT = Path(__file__).resolve().parent.parent
+SOURCE_SCHEMA = (
+    _SOURCE_ROOT / "schema" / f"{PLUGIN_NAME}.json"
+    if (_SOURCE_ROOT / "package.json").is_file()
+    else None
+)
+
+CREDENTIALS_MODES = ("anonymous", "session", "settings", "endpoint")
+OVERWRITE_POLICIES = ("confirm", "always", "never")
+
+
+@dataclass(frozen=True)
+class SettingsPaths:
+    """Where JupyterLab keeps the schemas, the overrides and the user settings."""
+
+    app_settings_dir: str
+    schemas_dir: str
+    user_settings_dir: str
+    labextensions_path: tuple[str, ...]
+
+
+def _lab_app(server_app: Any) -> Any:
+    """The running JupyterLab (or Notebook 7) extension app, if any.
+
+    Looked up at request time: JupyterLab may be loaded after this extension.
+    """
+    manager = getattr(server_app, "extension_manager", None)
+    if manager is None:
+        return None
+    points = manager.extension_points
+    preferred = [points.get("jupyterlab"), points.get("notebook")]
+    for point in [*preferred, *points.values()]:
+        app = getattr(point, "app", None)
+        if (
+            app is not None
+            and point.linked
+            and all(
+                hasattr(app, name)
+                for name in ("app_settings_dir", "schemas_dir", "user_settings_dir")
+            )
+        ):
+            return app
+    return None
+
+
+def _default_paths() -> SettingsPaths:
+    """JupyterLab's default directories, for a server without JupyterLab."""
+    try:
+        from jupyterlab.commands import get_app_dir, get_user_settings_dir
+
+        app_dir = get_app_dir()
+        user_settings_dir = get_user_settings_dir()
+    except ImportError:
+        app_dir = os.environ.get("JUPYTERLAB_DIR") or os.path.join(
+            sys.prefix, "share", "jupyter", "lab"
+        )
+        user_settings_dir = os.environ.get("JUPYTERLAB_SETTINGS_DIR") or os.path.join(
+            jupyter_config_dir(), "lab", "user-settings"
+        )
+    return SettingsPaths(
+        app_settings_dir=os.path.join(app_dir, "settings"),
+        schemas_dir=os.path.join(app_dir, "schemas"),
+        user_settings_dir=user_settings_dir,
+        labextensions_path=tuple(jupyter_path("labextensions")),
+    )
+
+
+def settings_paths(server_app: Any) -> SettingsPaths:
+    """The settings directories the running JupyterLab uses."""
+    app = _lab_app(server_app)
+    if app is None:
+        return _default_paths()
+    return SettingsPaths(
+        app_settings_dir=app.app_settings_dir,
+        schemas_dir=app.schemas_dir,
+        user_settings_dir=app.user_settings_dir,
+        labextensions_path=tuple(
+            [*getattr(app, "extra_labextensions_path", []), *getattr(app, "labextensions_path", [])]
+        ),
+    )
+
+
+def find_schema(paths: SettingsPaths) -> Path | None:
+    """The plugin's schema: the built extension's, as JupyterLab finds it,
+    else the source checkout's."""
+    candidates = [
+        Path(ext_dir, EXTENSION_NAME, "schemas", EXTENSION_NAME, f"{PLUGIN_NAME}.json")
+        for ext_dir in paths.labextensions_path
+    ]
+    if paths.schemas_dir:
+        candidates.append(Path(paths.schemas_dir, EXTENSION_NAME, f"{PLUGIN_NAME}.json"))
+    if SOURCE_SCHEMA:
+        candidates.append(SOURCE_SCHEMA)
+    return next((path for path in candidates if path.is_file()), None)
+
+
+def _file_signature(path: str | os.PathLike[str] | None) -> tuple[int, int, int] | None:
+    try:
+        stat = os.stat(path) if path else None
+    except OSError:
+        return None
+    return (stat.st_mtime_ns, stat.st_size, stat.st_ino) if stat else None
+
+
+@functools.lru_cache(maxsize=8)
+def _overrides(app_settings_dir: str) -> tuple[dict[str, Any], bool]:
+    """The administrator's overrides, and whether a file of them could not
+    be read. JupyterLab reads them once, at start; so does this."""
+    overrides, error = _get_overrides(app_settings_dir)
+    return overrides, bool(error)
+
+
+@functools.lru_cache(maxsize=1)
+def _schema(path: str, _signature: tuple[int, int, int] | None) -> dict[str, Any]:
+    with open(path, encoding="utf-8") as file:
+        return json.load(file)
+
+
+def compose(schema: dict[str, Any], user: dict[str, Any]) -> dict[str, Any]:
+    """Fill in defaults the way JupyterLab's settings registry does (Ajv
+    with ``useDefaults``): a property the user did not set takes its default
+    from the schema, in which the overrides have replaced the defaults; an
+    object the user did set is completed from its properties' defaults."""
+    result = copy.deepcopy(user)
+    for name, prop in schema.get("properties", {}).items():
+        if name not in result and "default" in prop:
+            result[name] = copy.deepcopy(prop["default"])
+        if isinstance(result.get(name), dict) and "properties" in prop:
+            result[name] = compose(prop, result[name])
+    return result
+
+
+@functools.lru_cache(maxsize=8)
+def _load(
+    paths: SettingsPaths,
+    schema_path: str | None,
+    _schema_signature: tuple[int, int, int] | None,
+    _user_signature: tuple[int, int, int] | None,
+) -> tuple[dict[str, Any], tuple[str, ...]]:
+    problems: list[str] = []
+    if schema_path is None:
+        return {}, (f"the settings schema of {SCHEMA_NAME} was not found",)
+    try:
+        schema = copy.deepcopy(_schema(schema_path, _schema_signature))
+    except (OSError, ValueError):
+        return {}, (f"the settings schema of {SCHEMA_NAME} could not be read",)
+    overrides, overrides_error = _overrides(paths.app_settings_dir)
+    if overrides_error:
+        problems.append(
+            "an overrides file in JupyterLab's app settings folder could not be read, "
+            "so JupyterLab ignores it"
+        )
+    try:
+        schema = _override(SCHEMA_NAME, schema, overrides)
+    except (AttributeError, KeyError, TypeError):
+        # e.g. an override that gives a string where the schema has an object
+        problems.append(f"the overrides of {SCHEMA_NAME} do not fit its settings schema")
+        schema = copy.deepcopy(_schema(schema_path, _schema_signature))
+    try:
+        user = _get_user_settings(paths.user_settings_dir, SCHEMA_NAME, schema)
+    except HTTPError:
+        # The message of the parse error may quote the file; never show it.
+        user = {"settings": {}, "warning": None}
+        problems.append(
+            "the user settings file of Bookshelf is not valid JSON5, "
+            "so JupyterLab cannot use it (fix it in the Settings Editor)"
+        )
+    if user["warning"]:
+        # The warning quotes the offending value, which may be a secret.
+        problems.append(
+            "the user settings of Bookshelf do not match the settings schema, "
+            "so JupyterLab ignores them (fix them in the Settings Editor)"
+        )
+    return compose(schema, user["settings"]), tuple(problems)
+
+
+def effective_settings(paths: SettingsPaths) -> tuple[dict[str, Any], list[str]]:
+    """The settings the browser uses, and the problems met reading them.
+
+    Cheap to call per request: the files are parsed again only when they
+    change.
+    """
+    schema_path = find_schema(paths)
+    user_path = os.path.join(
+        paths.user_settings_dir, EXTENSION_NAME, PLUGIN_NAME + SETTINGS_EXTENSION
+    )
+    settings, problems = _load(
+        paths,
+        str(schema_path) if schema_path else None,
+        _file_signature(schema_path),
+        _file_signature(user_path),
+    )
+    return copy.deepcopy(settings), list(problems)
+
+
+def _string(settings: dict[str, Any], name: str, problems: list[str], label: str = "") -> str:
+    value = settings.get(name, "")
+    if isinstance(value, str):
+        return value.strip()
+    problems.append(f"{label or name} must be a string")
+    return ""
+
+
+def _endpoint_url(value: str) -> tuple[str, list[str]]:
+    """The endpoint URL as it may be shown (without user name, password,
+    query or fragment, which may hold secrets), and its problems."""
+    if not value:
+        return "", []
+    parts = urlsplit(value)
+    try:
+        port = parts.port
+        valid = parts.scheme in ("http", "https") and bool(parts.hostname)
+    except ValueError:
+        valid = False
+    if not valid:
+        return "", ["endpointUrl must be empty or an http:// or https:// URL"]
+    problems = []
+    if "@" in parts.netloc:
+        problems.append("endpointUrl must not contain a user name or password")
+    host = f"[{parts.hostname}]" if ":" in parts.hostname else parts.hostname
+    netloc = f"{host}:{port}" if port is not None else host
+    # As the browser uses it: without trailing slashes.
+    return urlunsplit((parts.scheme, netloc, parts.path, "", "")).rstrip("/"), problems
+
+
+def _clone_problems(settings: dict[str, Any]) -> list[str]:
+    """What keeps clone from working. Names settings, never their values."""
+    problems: list[str] = []
+    if not _string(settings, "region", problems):
+        problems.append("region is empty")
+    problems.extend(_endpoint_url(_string(settings, "endpointUrl", problems))[1])
+    credentials = settings.get("credentials")
+    if not isinstance(credentials, dict):
+        return [*problems, "credentials must be an object"]
+    mode = _string(credentials, "mode", problems, "credentials.mode")
+    if mode not in CREDENTIALS_MODES:
+        problems.append(f"credentials.mode must be one of {', '.join(CREDENTIALS_MODES)}")
+    elif mode == "settings":
+        for name in ("accessKeyId", "secretAccessKey"):
+            value = credentials.get(name)
+            if not isinstance(value, str) or not value.strip():
+                problems.append(f"credentials.mode is 'settings' but credentials.{name} is empty")
+    elif mode == "endpoint":
+        endpoint = _string(credentials, "endpoint", problems, "credentials.endpoint")
+        if not endpoint:
+            problems.append("credentials.mode is 'endpoint' but credentials.endpoint is empty")
+    return problems
+
+
+def _publish_problems(settings: dict[str, Any]) -> list[str]:
+    """What keeps publish from working, besides clone's problems. An empty
+    publishBucket is not a problem: it means publishing is off."""
+    problems: list[str] = []
+    bucket = _string(settings, "publishBucket", problems)
+    rule = check_bucket(bucket) if bucket else None
+    if rule:
+        problems.append(f"publishBucket: {rule}")
+    _string(settings, "publishPrefix", problems)
+    if settings.get("overwritePolicy") not in OVERWRITE_POLICIES:
+        problems.append(f"overwritePolicy must be one of {', '.join(OVERWRITE_POLICIES)}")
+    return problems
+
+
+def allowed_buckets(settings: dict[str, Any]) -> list[str]:
+    """The ``allowedBuckets`` patterns as the browser reads them (strings,
+    trimmed, empty ones left out); an empty list allows every bucket."""
+    value = settings.get("allowedBuckets")
+    if not isinstance(value, list):
+        return []
+    return [item.strip() for item in value if isinstance(item, str) and item.strip()]
+
+
+def features(settings: dict[str, Any], load_problems: list[str]) -> dict[str, bool | str]:
+    """The ``features`` of ``GET /api/bookshelf``: what is configured and
+    whether it can work. Never a secret, nor anything derived from one."""
+    clone_problems = _clone_problems(settings)
+    publish_problems = _publish_problems(settings)
+    ignored: list[str] = []  # wrong types are reported by the checks above
+    credentials = settings.get("credentials")
+    mode = _string(credentials, "mode", ignored) if isinstance(credentials, dict) else ""
+    publish_bucket = _string(settings, "publishBucket", ignored)
+    return {
+        "clone_valid": not clone_problems,
+        "publish_valid": not clone_problems
+        and not publish_problems
+        and bool(publish_bucket),
+        "credentials_mode": mode,
+        "endpoint_url": _endpoint_url(_string(settings, "endpointUrl", ignored))[0],
+        "region": _string(settings, "region", ignored),
+        "force_path_style": settings.get("forcePathStyle") is True,
+        "publish_bucket": publish_bucket,
+        "publish_prefix": _string(settings, "publishPrefix", ignored).lstrip("/"),
+        "overwrite_policy": _string(settings, "overwritePolicy", ignored),
+        "links_restricted": bool(allowed_buckets(settings)),
+        "settings_problem": "; ".join([*load_problems, *clone_problems, *publish_problems]),
+    }
