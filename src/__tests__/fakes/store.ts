@@ -150,7 +150,10 @@ export class FakeObjectStore implements IObjectStore {
     }
     const versionId = this.addObject(bucket, key, body, options.contentType);
     const stored = this._bucket(bucket).objects.get(key)!;
-    const size = typeof body === 'string' ? body.length : body.length;
+    const size =
+      typeof body === 'string'
+        ? new TextEncoder().encode(body).length
+        : body.length;
     options.onProgress?.(size, size);
     return {
       etag: stored[stored.length - 1].etag,
