@@ -136,11 +136,18 @@ export function describeError(
     case 'CorsRefused':
       return {
         title: trans.__('Blocked by CORS'),
-        message: trans.__(
-          'The S3 service at %1 answers, but does not allow requests from this page (%2).',
-          String(detail.endpoint ?? ''),
-          origin
-        ),
+        message: detail.bucket
+          ? trans.__(
+              'The S3 service at %1 answers, but the bucket "%2" does not allow requests from this page (%3): either the bucket does not exist, or its CORS rules do not allow this origin.',
+              String(detail.endpoint ?? ''),
+              String(detail.bucket),
+              origin
+            )
+          : trans.__(
+              'The S3 service at %1 answers, but does not allow requests from this page (%2).',
+              String(detail.endpoint ?? ''),
+              origin
+            ),
         fix: trans.__(
           'Ask an administrator to add this CORS rule to the bucket:\n%1',
           corsRule(origin)

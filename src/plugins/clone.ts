@@ -184,46 +184,49 @@ export const clonePlugin: JupyterFrontEndPlugin<void> = {
     // The in-app link: {base_url}lab?bookshelf-clone&s3_bucket=…&s3_key=…
     app.commands.addCommand(CommandIDs.openCloneLink, {
       label: trans.__('Open Clone Link'),
-      execute: async args => {
+      execute: args => {
         const search = (args as IRouter.ILocation).search ?? '';
         const query = readCloneQuery(search);
         removeLinkParameters();
-        await app.restored;
-        const value = (field: keyof typeof query) => {
-          const given = query[field];
-          // A repeated parameter: show its first value; the dialog's check
-          // does not see repetitions, so refuse them here.
-          return Array.isArray(given) ? given[0] : (given ?? '');
-        };
-        const repeated = Object.entries(query)
-          .filter(([, given]) => Array.isArray(given))
-          .map(([field]) => field);
-        if (repeated.length) {
-          Notification.error(
-            trans.__(
-              'This clone link gives %1 more than once; ask for a corrected link.',
-              repeated.join(', ')
-            ),
-            { autoClose: false }
-          );
-          return;
-        }
-        const commandArgs: ReadonlyPartialJSONObject = {
-          s3_bucket: value('s3_bucket'),
-          s3_key: value('s3_key'),
-          target_path: value('target_path'),
-          s3_version_id: value('s3_version_id'),
-          fromLink: true
-        };
-        return app.commands.execute(CommandIDs.clone, commandArgs);
+        // Not awaited: Lab finishes restoring only after the routed commands
+        // return, and the dialog belongs on top of the restored layout.
+        void app.restored.then(() => openLink(query));
       }
     });
+    const openLink = (query: ReturnType<typeof readCloneQuery>) => {
+      const value = (field: keyof typeof query) => {
+        const given = query[field];
+        // A repeated parameter: show its first value; the dialog's check
+        // does not see repetitions, so refuse them here.
+        return Array.isArray(given) ? given[0] : (given ?? '');
+      };
+      const repeated = Object.entries(query)
+        .filter(([, given]) => Array.isArray(given))
+        .map(([field]) => field);
+      if (repeated.length) {
+        Notification.error(
+          trans.__(
+            'This clone link gives %1 more than once; ask for a corrected link.',
+            repeated.join(', ')
+          ),
+          { autoClose: false }
+        );
+        return;
+      }
+      const commandArgs: ReadonlyPartialJSONObject = {
+        s3_bucket: value('s3_bucket'),
+        s3_key: value('s3_key'),
+        target_path: value('target_path'),
+        s3_version_id: value('s3_version_id'),
+        fromLink: true
+      };
+      return app.commands.execute(CommandIDs.clone, commandArgs);
+    };
     router?.register({
       command: CommandIDs.openCloneLink,
       pattern: new RegExp(`[?&]${LINK_PARAMETER}(?:[=&]|$)`),
       rank: 20
     });
-
   }
 };
 

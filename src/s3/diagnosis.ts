@@ -195,9 +195,12 @@ export async function diagnoseNetworkFailure(
   } catch {
     return error;
   }
+  const bucket = error.detail.bucket;
   return new BookshelfError(
     'CorsRefused',
-    `The S3 service at ${endpointUrl} answers, but its CORS rules do not allow this page's origin.`,
+    bucket
+      ? `The S3 service at ${endpointUrl} answers, but the bucket '${bucket}' does not allow requests from this page: either the bucket does not exist, or its CORS rules do not allow this page's origin.`
+      : `The S3 service at ${endpointUrl} answers, but its CORS rules do not allow this page's origin.`,
     error.detail
   );
 }

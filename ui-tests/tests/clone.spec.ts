@@ -1,0 +1,309 @@
+import { expect, IJupyterLabPageFixture, test } from '@jupyterlab/galata';
+
+import {
+  callBookshelf,
+  fixture,
+  getObject,
+  listFolder,
+  putObject,
+  readFile
+} from './helpers';
+
+async function cloneError(
+  page: IJupyterLabPageFixture,
+  request: object
+): Promise<{ code: string; message: string }> {
+  try {
+    await callBookshelf(page, 'clone', request);
+  } catch (error) {
+    const text = (error as Error).message;
+    return JSON.parse(text.slice(text.indexOf('{'), text.lastIndexOf('}') + 1));
+  }
+  throw new Error('The clone succeeded');
+}
+
+async function readBase64(
+  page: IJupyterLabPageFixture,
+  path: string
+): Promise<string> {
+  return page.evaluate(async p => {
+    const model = await (window as any).jupyterapp.serviceManager.contents.get(
+      p,
+      { type: 'file', format: 'base64', content: true }
+    );
+    return (model.content as string).replace(/\s/g, '');
+  }, path);
+}
+
+/**
+ * Open an in-app clone link as a person would (a full page load).
+ */
+async function openInAppLink(
+  page: IJupyterLabPageFixture,
+  query: string
+): Promise<void> {
+  await page.evaluate(
+    url => window.location.assign(url),
+    `/lab?bookshelf-clone&${query}`
+  );
+  await page.waitForURL(/\/lab/);
+  await page.locator('.jp-Dialog').waitFor();
+}
+
+test.describe('clone by link', () => {
+  test('the server link lands in the dialog, and only Clone writes', async ({
+    page,
+    baseURL,
+    tmpPath
+  }) => {
+    const link =
+      `${baseURL}/bookshelf/clone?s3_bucket=examples` +
+      `&s3_key=${encodeURIComponent('reports/2026/q3.ipynb')}` +
+      `&target_path=${encodeURIComponent(tmpPath + '/')}`;
+    const landing = await page.request.get(link);
+    expect(landing.status()).toBe(200);
+    expect(await landing.text()).toContain('bookshelf-clone');
+
+    // As a person clicking the link: the landing page hands off to Lab.
+    await page.evaluate(url => window.location.assign(url), link);
+    await page.waitForURL(/\/lab/);
+    const dialog = page.locator('.jp-Dialog');
+    await expect(dialog).toBeVisible();
+    await expect(dialog.locator('input[name="bucket"]')).toHaveValue(
+      'examples'
+    );
+    await expect(dialog.locator('input[name="key"]')).toHaveValue(
+      'reports/2026/q3.ipynb'
+    );
+    await expect(dialog.locator('input[name="folder"]')).toHaveValue(tmpPath);
+    await expect(dialog.locator('input[name="name"]')).toHaveValue('q3.ipynb');
+    await expect(dialog).toContainText('Clone only from sources you trust');
+    // The parameters left the address bar.
+    expect(page.url()).not.toContain('bookshelf-clone');
+    // Nothing is written before the click.
+    expect(await listFolder(page, tmpPath)).toEqual([]);
+
+    await dialog.getByRole('button', { name: 'Clone' }).click();
+    await expect(
+      page.locator('.jp-NotebookPanel', { hasText: 'Q3 2026 report' }).first()
+    ).toBeVisible({ timeout: 20000 });
+    await expect(
+      page.getByRole('main').getByRole('tab', { name: /q3\.ipynb/ })
+    ).toBeVisible();
+    expect(await listFolder(page, tmpPath)).toEqual(['q3.ipynb']);
+    const saved = await readFile(page, `${tmpPath}/q3.ipynb`);
+    const original = await getObject('examples', 'reports/2026/q3.ipynb');
+    expect(saved).toBe(original!.body.toString('utf8'));
+  });
+
+  test('the in-app link names the free name when the file exists', async ({
+    page,
+    tmpPath
+  }) => {
+    await callBookshelf(page, 'clone', {
+      s3_bucket: 'examples',
+      s3_key: 'intro.ipynb',
+      target_path: `${tmpPath}/`
+    });
+    await openInAppLink(
+      page,
+      `s3_bucket=examples&s3_key=intro.ipynb&target_path=${encodeURIComponent(tmpPath + '/')}`
+    );
+    const dialog = page.locator('.jp-Dialog');
+    await expect(dialog).toContainText(
+      `"intro.ipynb" exists already: the copy will be saved as "${tmpPath}/intro-1.ipynb".`
+    );
+    await dialog.getByRole('button', { name: 'Cancel' }).click();
+    expect(await listFolder(page, tmpPath)).toEqual(['intro.ipynb']);
+  });
+
+  test('a bucket outside allowedBuckets is refused in the dialog', async ({
+    page,
+    tmpPath
+  }) => {
+    await openInAppLink(
+      page,
+      `s3_bucket=secret-reports&s3_key=q3.ipynb&target_path=${encodeURIComponent(tmpPath + '/')}`
+    );
+    const dialog = page.locator('.jp-Dialog');
+    await expect(dialog.locator('.jp-Bookshelf-field-error')).toContainText(
+      'allowedBuckets'
+    );
+    await expect(dialog.getByRole('button', { name: 'Clone' })).toBeDisabled();
+    await dialog.getByRole('button', { name: 'Cancel' }).click();
+    expect(await listFolder(page, tmpPath)).toEqual([]);
+  });
+
+  test('an invalid link gives a 400 page that says what is wrong', async ({
+    page,
+    baseURL
+  }) => {
+    const response = await page.request.get(
+      `${baseURL}/bookshelf/clone?s3_bucket=Bad_Bucket&s3_key=${encodeURIComponent('<script>x</script>')}`
+    );
+    expect(response.status()).toBe(400);
+    const html = await response.text();
+    expect(html).toContain('s3_bucket');
+    expect(html).not.toContain('<script>x</script>');
+  });
+});
+
+test.describe('clone through the API', () => {
+  test('the same key three times gives three names', async ({
+    page,
+    tmpPath
+  }) => {
+    const paths: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      const model = await callBookshelf<any>(page, 'clone', {
+        s3_bucket: 'examples',
+        s3_key: 'reports/2026/q3.ipynb',
+        target_path: `${tmpPath}/`
+      });
+      paths.push(model.path);
+      expect(model.type).toBe('notebook');
+    }
+    expect(paths).toEqual([
+      `${tmpPath}/q3.ipynb`,
+      `${tmpPath}/q3-1.ipynb`,
+      `${tmpPath}/q3-2.ipynb`
+    ]);
+    expect(await listFolder(page, tmpPath)).toEqual([
+      'q3-1.ipynb',
+      'q3-2.ipynb',
+      'q3.ipynb'
+    ]);
+  });
+
+  test('a given version is cloned, not the latest', async ({
+    page,
+    tmpPath
+  }) => {
+    const versions = fixture().version_ids[
+      'versioned-examples/history.ipynb'
+    ] as string[];
+    expect(versions).toHaveLength(2);
+    const model = await callBookshelf<any>(page, 'clone', {
+      s3_bucket: 'versioned-examples',
+      s3_key: 'history.ipynb',
+      s3_version_id: versions[0],
+      target_path: `${tmpPath}/`
+    });
+    const saved = await readFile(page, model.path);
+    const first = await getObject(
+      'versioned-examples',
+      'history.ipynb',
+      versions[0]
+    );
+    const latest = await getObject('versioned-examples', 'history.ipynb');
+    expect(saved).toBe(first!.body.toString('utf8'));
+    expect(saved).not.toBe(latest!.body.toString('utf8'));
+  });
+
+  test('text and binary objects keep their bytes', async ({
+    page,
+    tmpPath
+  }) => {
+    const text = await callBookshelf<any>(page, 'clone', {
+      s3_bucket: 'examples',
+      s3_key: 'data/readme.txt',
+      target_path: `${tmpPath}/`
+    });
+    expect(text.path).toBe(`${tmpPath}/readme.txt`);
+    const readme = await getObject('examples', 'data/readme.txt');
+    expect(await readFile(page, text.path)).toBe(
+      readme!.body.toString('utf8')
+    );
+
+    const binary = await callBookshelf<any>(page, 'clone', {
+      s3_bucket: 'examples',
+      s3_key: 'data/logo.png',
+      target_path: `${tmpPath}/`
+    });
+    const logo = await getObject('examples', 'data/logo.png');
+    expect(await readBase64(page, binary.path)).toBe(
+      logo!.body.toString('base64')
+    );
+  });
+
+  test('an invalid notebook is refused and nothing is written', async ({
+    page,
+    tmpPath
+  }) => {
+    const key = `broken/${Date.now()}/not-a-notebook.ipynb`;
+    await putObject('examples', key, '{"cells": "nope"', 'application/json');
+    const error = await cloneError(page, {
+      s3_bucket: 'examples',
+      s3_key: key,
+      target_path: `${tmpPath}/`
+    });
+    expect(error.code).toBe('NotANotebook');
+    expect(await listFolder(page, tmpPath)).toEqual([]);
+  });
+
+  test('a missing key and a missing bucket say so', async ({
+    page,
+    tmpPath
+  }) => {
+    const missingKey = await cloneError(page, {
+      s3_bucket: 'examples',
+      s3_key: 'no/such/notebook.ipynb',
+      target_path: `${tmpPath}/`
+    });
+    expect(missingKey.code).toBe('NoSuchKey');
+    expect(missingKey.message).toContain(
+      's3://examples/no/such/notebook.ipynb'
+    );
+
+    // A bucket that does not exist has no CORS rule either, so the browser
+    // sees what it sees for a CORS refusal; the message names both causes.
+    const missingBucket = await cloneError(page, {
+      s3_bucket: 'missing-bucket',
+      s3_key: 'intro.ipynb',
+      target_path: `${tmpPath}/`
+    });
+    expect(missingBucket.code).toBe('CorsRefused');
+    expect(missingBucket.message).toContain('missing-bucket');
+    expect(await listFolder(page, tmpPath)).toEqual([]);
+  });
+
+  test('ten clones at once give ten files and keep the existing one', async ({
+    page,
+    tmpPath
+  }) => {
+    await page.contents.uploadContent(
+      'my own notes',
+      'text',
+      `${tmpPath}/intro.ipynb`
+    );
+    const paths = await page.evaluate(
+      async ({ tmpPath }) => {
+        const app = (window as any).jupyterapp;
+        const services: Map<any, string> = app.pluginRegistry._services;
+        const token = [...services.keys()].find(
+          key => key.name === 'jupyterlab-bookshelf:IBookshelf'
+        );
+        const bookshelf = await app.resolveRequiredService(token);
+        const models = await Promise.all(
+          Array.from({ length: 10 }, () =>
+            bookshelf.clone({
+              s3_bucket: 'examples',
+              s3_key: 'intro.ipynb',
+              target_path: `${tmpPath}/`
+            })
+          )
+        );
+        return models.map((model: any) => model.path);
+      },
+      { tmpPath }
+    );
+    expect(new Set(paths).size).toBe(10);
+    const names = await listFolder(page, tmpPath);
+    expect(names).toHaveLength(11);
+    expect(names).toContain('intro.ipynb');
+    for (let i = 1; i <= 10; i++) {
+      expect(names).toContain(`intro-${i}.ipynb`);
+    }
+    expect(await readFile(page, `${tmpPath}/intro.ipynb`)).toBe('my own notes');
+  });
+});
