@@ -124,7 +124,15 @@ def main() -> int:
         token = env.get("JUPYTER_TOKEN") or secrets.token_hex(24)
         env["JUPYTER_TOKEN"] = token
 
-    lab = subprocess.Popen(command, env=env, cwd=str(root_dir))
+    # The tests keep the server's log in a file, beside the S3 server's.
+    log = open(run_dir / "lab.log", "ab") if test else None  # noqa: SIM115
+    lab = subprocess.Popen(
+        command,
+        env=env,
+        cwd=str(root_dir),
+        stdout=log,
+        stderr=subprocess.STDOUT if log else None,
+    )
 
     def forward(signum, _frame):
         if lab.poll() is None:
@@ -164,6 +172,8 @@ def main() -> int:
             except subprocess.TimeoutExpired:
                 lab.kill()
         fixture.stop()
+        if log:
+            log.close()
     return 0 if code in (0, -signal.SIGINT, -signal.SIGTERM) else code
 
 

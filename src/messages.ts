@@ -84,7 +84,10 @@ export function describeError(
     case 'NoSuchBucket':
       return {
         title: trans.__('Unknown bucket'),
-        message: trans.__('The bucket "%1" does not exist.', detail.bucket ?? ''),
+        message: trans.__(
+          'The bucket "%1" does not exist.',
+          detail.bucket ?? ''
+        ),
         fix: trans.__(
           'Check the bucket name in the link, and the S3 endpoint in the Bookshelf settings.'
         )
@@ -193,7 +196,9 @@ export function describeError(
       return {
         title: trans.__('Changed meanwhile'),
         message: error.message,
-        fix: trans.__('Nothing was overwritten. Look at the newer version, then try again.')
+        fix: trans.__(
+          'Nothing was overwritten. Look at the newer version, then try again.'
+        )
       };
     case 'PublishNotConfigured':
       return {
@@ -219,7 +224,9 @@ export function describeError(
       return {
         title: trans.__('Could not save'),
         message: error.message,
-        fix: trans.__('Check that the folder exists and that you may write to it.')
+        fix: trans.__(
+          'Check that the folder exists and that you may write to it.'
+        )
       };
     case 'Corrupted':
       return {

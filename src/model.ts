@@ -7,7 +7,7 @@ import type { Contents, ServerConnection } from '@jupyterlab/services';
 import { nullTranslator, TranslationBundle } from '@jupyterlab/translation';
 import { ISignal, Signal } from '@lumino/signaling';
 
-import { cloneObject, ICloneDependencies } from './clone/clone';
+import type { ICloneDependencies } from './clone/clone';
 import { BookshelfError } from './errors';
 import { requestAPI } from './request';
 import { CredentialsProvider } from './s3/credentials';
@@ -133,6 +133,8 @@ export class BookshelfModel implements IBookshelf {
       contents: this._options.contents
     };
     try {
+      // The clone code loads on first use, not at start-up.
+      const { cloneObject } = await import('./clone/clone');
       return await cloneObject(deps, request, {
         defaultFolder: options.defaultFolder ?? '',
         maxObjectSizeMB: this._settings.maxObjectSizeMB,
@@ -177,7 +179,7 @@ export class BookshelfModel implements IBookshelf {
         ok: true,
         message: trans.__('jupyterlab_bookshelf %1 answers.', info.release)
       };
-    } catch (error) {
+    } catch {
       info = { release: this._options.version, features: {} };
       shimCheck = {
         id: 'shim',

@@ -9,7 +9,12 @@ export async function requestAPI<T>(
   init: RequestInit = {},
   settings: ServerConnection.ISettings = ServerConnection.makeSettings()
 ): Promise<T> {
-  const requestUrl = URLExt.join(settings.baseUrl, 'api', 'bookshelf', endPoint);
+  const requestUrl = URLExt.join(
+    settings.baseUrl,
+    'api',
+    'bookshelf',
+    endPoint
+  );
   const response = await ServerConnection.makeRequest(
     requestUrl,
     init,

@@ -2,11 +2,7 @@
  * Parsing and checking of the Bookshelf settings (schema/core.json).
  * No UI imports: used by the plugins and unit tested on its own.
  */
-import {
-  CredentialsMode,
-  IBookshelfSettings,
-  OverwritePolicy
-} from './tokens';
+import { CredentialsMode, IBookshelfSettings, OverwritePolicy } from './tokens';
 
 const CREDENTIALS_MODES: CredentialsMode[] = [
   'anonymous',
@@ -59,9 +55,9 @@ function asChoice<T extends string>(
  * missing or of the wrong type takes its default.
  */
 export function parseSettings(composite: unknown): IBookshelfSettings {
-  const raw = (
-    composite && typeof composite === 'object' ? composite : {}
-  ) as { [key: string]: any };
+  const raw = (composite && typeof composite === 'object' ? composite : {}) as {
+    [key: string]: any;
+  };
   const credentials = (
     raw.credentials && typeof raw.credentials === 'object'
       ? raw.credentials

@@ -139,7 +139,10 @@ export interface IBookshelf {
   /** Version and features; with `live`, the live checks too. */
   info(options?: { live?: boolean }): Promise<IBookshelfInfo>;
   /** Clone an object into the file tree; resolves to the new file's model. */
-  clone(request: ICloneRequest, options?: ICloneOptions): Promise<Contents.IModel>;
+  clone(
+    request: ICloneRequest,
+    options?: ICloneOptions
+  ): Promise<Contents.IModel>;
   /** Publish a notebook of the file tree to the publish bucket. */
   publish(path: string, options?: IPublishOptions): Promise<IPublishResult>;
 }

@@ -2,10 +2,17 @@
  * Playwright configuration: Galata's defaults, Debian's chromium (Playwright
  * cannot download browsers here), and the project's own servers.
  */
+const path = require('path');
 const baseConfig = require('@jupyterlab/galata/lib/playwright-config');
 
 const labPort = Number(process.env.BOOKSHELF_TEST_LAB_PORT || 18888);
 const s3Port = Number(process.env.BOOKSHELF_TEST_S3_PORT || 19000);
+// The servers' state folder; tests read fixture.json from it.
+const runDir = path.resolve(
+  process.env.BOOKSHELF_TEST_RUN_DIR ||
+    path.join(__dirname, '..', '.run', 'test')
+);
+process.env.BOOKSHELF_TEST_RUN_DIR = runDir;
 
 module.exports = {
   ...baseConfig,
@@ -15,7 +22,13 @@ module.exports = {
   timeout: 90 * 1000,
   reporter: [
     ['list'],
-    ['json', { outputFile: '../.test-results/galata.json' }],
+    [
+      'json',
+      {
+        outputFile:
+          process.env.BOOKSHELF_TEST_REPORT || '../.test-results/galata.json'
+      }
+    ],
     ['html', { open: 'never' }]
   ],
   use: {
@@ -38,7 +51,7 @@ module.exports = {
     }
   },
   webServer: {
-    command: `python ../scripts/serve.py --mode test --s3-port ${s3Port} --lab-port ${labPort}`,
+    command: `python ../scripts/serve.py --mode test --s3-port ${s3Port} --lab-port ${labPort} --run-dir "${runDir}"`,
     url: `http://127.0.0.1:${labPort}/lab`,
     timeout: 120 * 1000,
     reuseExistingServer: false,

@@ -10,7 +10,10 @@ import {
 import { VERSION } from '../version';
 
 const schema = JSON.parse(
-  fs.readFileSync(path.join(__dirname, '..', '..', 'schema', 'core.json'), 'utf8')
+  fs.readFileSync(
+    path.join(__dirname, '..', '..', 'schema', 'core.json'),
+    'utf8'
+  )
 );
 
 describe('parseSettings', () => {
@@ -110,7 +113,11 @@ describe('checkSettings', () => {
   it('needs both keys in settings mode, without showing them', () => {
     const problems = checkSettings({
       ...base,
-      credentials: { ...base.credentials, mode: 'settings', accessKeyId: 'AKID' }
+      credentials: {
+        ...base.credentials,
+        mode: 'settings',
+        accessKeyId: 'AKID'
+      }
     });
     expect(problems).toHaveLength(1);
     expect(problems[0].setting).toBe('credentials');

@@ -9,8 +9,11 @@ import { ISettingRegistry } from '@jupyterlab/settingregistry';
 import { ITranslator, nullTranslator } from '@jupyterlab/translation';
 
 import { CommandIDs, PALETTE_CATEGORY, TRANSLATION_DOMAIN } from '../commands';
+// The service is provided at activation: these load with the plugin.
+// eslint-disable-next-line jupyter/prefer-lazy-imports
 import { BookshelfModel } from '../model';
 import { CredentialsProvider } from '../s3/credentials';
+// eslint-disable-next-line jupyter/prefer-lazy-imports
 import { parseSettings } from '../settings';
 import { CORE_PLUGIN_ID, IBookshelf } from '../tokens';
 import { VERSION } from '../version';
@@ -75,6 +78,7 @@ export const corePlugin: JupyterFrontEndPlugin<IBookshelf> = {
       caption: trans.__(
         'Forget the S3 credentials this tab holds in memory (session and endpoint modes).'
       ),
+      describedBy: { args: { type: 'object', properties: {} } },
       execute: () => {
         credentials.forget();
       }

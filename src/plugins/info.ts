@@ -14,7 +14,7 @@ import { infoIcon } from '@jupyterlab/ui-components';
 import { CommandIDs, PALETTE_CATEGORY, TRANSLATION_DOMAIN } from '../commands';
 import { IBookshelf, PACKAGE_NAME } from '../tokens';
 import { VERSION } from '../version';
-import { InfoPanel } from '../widgets/InfoPanel';
+import type { InfoPanel } from '../widgets/InfoPanel';
 
 /**
  * The info panel: version, settings in effect and live checks.
@@ -43,11 +43,14 @@ export const infoPlugin: JupyterFrontEndPlugin<void> = {
         'Show the Bookshelf version, the settings in effect and whether they work'
       ),
       icon: args => (args.isPalette ? undefined : infoIcon),
-      execute: () => {
+      describedBy: { args: { type: 'object', properties: {} } },
+      execute: async () => {
         if (tracker.currentWidget && !tracker.currentWidget.isDisposed) {
           app.shell.activateById(tracker.currentWidget.id);
           return tracker.currentWidget;
         }
+        // The panel's code loads when it is first opened.
+        const { InfoPanel } = await import('../widgets/InfoPanel');
         const content = new InfoPanel({
           bookshelf,
           trans,

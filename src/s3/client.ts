@@ -86,7 +86,11 @@ class SdkObjectStore implements IObjectStore {
     try {
       const client = await this._client();
       response = await client.send(
-        new GetObjectCommand({ Bucket: bucket, Key: key, VersionId: versionId }),
+        new GetObjectCommand({
+          Bucket: bucket,
+          Key: key,
+          VersionId: versionId
+        }),
         { abortSignal: signal as any }
       );
     } catch (error) {
@@ -101,8 +105,7 @@ class SdkObjectStore implements IObjectStore {
     };
     const total = response.ContentLength;
     const stream = (response.Body as any)?.transformToWebStream?.() as
-      | ReadableStream<Uint8Array>
-      | undefined;
+      ReadableStream<Uint8Array> | undefined;
     if (maxBytes !== undefined && total !== undefined && total > maxBytes) {
       await stream?.cancel().catch(() => undefined);
       throw new BookshelfError(
@@ -208,7 +211,9 @@ class SdkObjectStore implements IObjectStore {
             expiration: credentials.expiration
           }
         : { accessKeyId: '', secretAccessKey: '' },
-      ...(credentials ? {} : { signer: { sign: async (request: any) => request } })
+      ...(credentials
+        ? {}
+        : { signer: { sign: async (request: any) => request } })
     });
   }
 

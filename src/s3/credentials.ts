@@ -113,10 +113,7 @@ export class CredentialsProvider {
     }
     const credentials = await this._pendingPrompt;
     if (!credentials) {
-      throw new BookshelfError(
-        'Cancelled',
-        'No S3 credentials were given.'
-      );
+      throw new BookshelfError('Cancelled', 'No S3 credentials were given.');
     }
     this._session = credentials;
     return credentials;
@@ -169,7 +166,10 @@ export class CredentialsProvider {
     }
     const accessKeyId = body?.AccessKeyId;
     const secretAccessKey = body?.SecretAccessKey;
-    if (typeof accessKeyId !== 'string' || typeof secretAccessKey !== 'string') {
+    if (
+      typeof accessKeyId !== 'string' ||
+      typeof secretAccessKey !== 'string'
+    ) {
       throw new BookshelfError(
         'InvalidCredentials',
         `The credentials URL ${url} answered without AccessKeyId and SecretAccessKey.`,

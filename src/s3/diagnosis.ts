@@ -167,9 +167,7 @@ export function toBookshelfError(
   }
   return new BookshelfError(
     'Unknown',
-    `The S3 request for ${where(context)} failed${
-      name ? ` (${name})` : ''
-    }.`,
+    `The S3 request for ${where(context)} failed${name ? ` (${name})` : ''}.`,
     { ...detail, status }
   );
 }

@@ -157,7 +157,10 @@ export function CloneForm(props: ICloneFormProps): JSX.Element {
     label: string,
     element: JSX.Element
   ) => (
-    <label className="jp-Bookshelf-field" htmlFor={`jp-bookshelf-clone-${input}`}>
+    <label
+      className="jp-Bookshelf-field"
+      htmlFor={`jp-bookshelf-clone-${input}`}
+    >
       <span>{label}</span>
       {element}
       {problems[input] ? (

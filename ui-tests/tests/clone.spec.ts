@@ -211,9 +211,7 @@ test.describe('clone through the API', () => {
     });
     expect(text.path).toBe(`${tmpPath}/readme.txt`);
     const readme = await getObject('examples', 'data/readme.txt');
-    expect(await readFile(page, text.path)).toBe(
-      readme!.body.toString('utf8')
-    );
+    expect(await readFile(page, text.path)).toBe(readme!.body.toString('utf8'));
 
     const binary = await callBookshelf<any>(page, 'clone', {
       s3_bucket: 'examples',

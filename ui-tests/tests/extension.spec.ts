@@ -92,17 +92,20 @@ test.describe('the S3 fixture server, as a browser sees it', () => {
     page
   }) => {
     const url = objectUrl('examples', 'intro.ipynb');
-    const result = await page.evaluate(async ({ url, headers }) => {
-      // The fixture's objects are private: the request carries an
-      // Authorization header, as the SDK's would.
-      const response = await fetch(url, { headers });
-      const body = await response.json();
-      return {
-        status: response.status,
-        nbformat: body.nbformat,
-        etag: response.headers.get('ETag')
-      };
-    }, { url, headers: s3Headers() });
+    const result = await page.evaluate(
+      async ({ url, headers }) => {
+        // The fixture's objects are private: the request carries an
+        // Authorization header, as the SDK's would.
+        const response = await fetch(url, { headers });
+        const body = await response.json();
+        return {
+          status: response.status,
+          nbformat: body.nbformat,
+          etag: response.headers.get('ETag')
+        };
+      },
+      { url, headers: s3Headers() }
+    );
     expect(result.status).toBe(200);
     expect(result.nbformat).toBe(4);
     // ETag is an exposed header: the page can read it.
@@ -111,14 +114,17 @@ test.describe('the S3 fixture server, as a browser sees it', () => {
 
   test('a bucket without a CORS rule refuses the page', async ({ page }) => {
     const url = objectUrl('nocors', 'intro.ipynb');
-    const outcome = await page.evaluate(async ({ url, headers }) => {
-      try {
-        await fetch(url, { headers });
-        return 'read';
-      } catch (error) {
-        return `${(error as Error).name}: ${(error as Error).message}`;
-      }
-    }, { url, headers: s3Headers() });
+    const outcome = await page.evaluate(
+      async ({ url, headers }) => {
+        try {
+          await fetch(url, { headers });
+          return 'read';
+        } catch (error) {
+          return `${(error as Error).name}: ${(error as Error).message}`;
+        }
+      },
+      { url, headers: s3Headers() }
+    );
     expect(outcome).toBe('TypeError: Failed to fetch');
     // Outside the browser the object is there: it is the CORS check.
     const direct = await fetch(url, { headers: s3Headers() });
@@ -141,4 +147,3 @@ test.describe('the server extension', () => {
     expect(text).not.toContain('bookshelf-demo-secret');
   });
 });
-

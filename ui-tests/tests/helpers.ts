@@ -18,7 +18,10 @@ export interface IFixtureInfo {
 }
 
 export function fixture(): IFixtureInfo {
-  const file = path.join(__dirname, '..', '..', '.run', 'test', 'fixture.json');
+  const runDir =
+    process.env.BOOKSHELF_TEST_RUN_DIR ??
+    path.join(__dirname, '..', '..', '.run', 'test');
+  const file = path.join(runDir, 'fixture.json');
   return JSON.parse(fs.readFileSync(file, 'utf8'));
 }
 
@@ -106,8 +109,7 @@ export async function callBookshelf<T>(
     async ({ method, args }) => {
       const app = (window as any).jupyterapp;
       const registry = app.pluginRegistry;
-      const services: Map<any, string> =
-        registry._services;
+      const services: Map<any, string> = registry._services;
       let token: any = null;
       for (const key of services.keys()) {
         if (key.name === 'jupyterlab-bookshelf:IBookshelf') {

@@ -1,0 +1,187 @@
+/**
+ * What the clone commands do: the dialog, the transfer with its
+ * notification, and what follows. Loaded on first use by the clone plugin.
+ */
+import type { JupyterFrontEnd } from '@jupyterlab/application';
+import { Notification } from '@jupyterlab/apputils';
+import { PathExt } from '@jupyterlab/coreutils';
+import type { IDefaultFileBrowser } from '@jupyterlab/filebrowser';
+import type { Contents } from '@jupyterlab/services';
+import type { TranslationBundle } from '@jupyterlab/translation';
+import type { ReadonlyPartialJSONObject } from '@lumino/coreutils';
+
+import { candidateNames } from '../clone/naming';
+import { keyBaseName, readCloneQuery } from '../clone/request';
+import { CommandIDs } from '../commands';
+import { isCancelled } from '../errors';
+import { describeError } from '../messages';
+import type { IBookshelf, ICloneRequest } from '../tokens';
+import { showCloneDialog } from '../widgets/CloneDialog';
+import { withTransferNotification } from '../widgets/transferNotification';
+
+/**
+ * What the clone actions work with.
+ */
+export interface ICloneContext {
+  app: JupyterFrontEnd;
+  bookshelf: IBookshelf;
+  trans: TranslationBundle;
+  browser: IDefaultFileBrowser | null;
+}
+
+/**
+ * The first free name for a file in a folder, as the clone will pick it;
+ * null when the folder does not exist.
+ */
+export async function probeFreeName(
+  contents: Contents.IManager,
+  folder: string,
+  name: string
+): Promise<string | null> {
+  const base = folder.replace(/^\/+|\/+$/g, '');
+  try {
+    const listing = await contents.get(base, { content: true });
+    if (listing.type !== 'directory') {
+      return null;
+    }
+    const taken = new Set<string>(
+      (listing.content as { name: string }[]).map(item => item.name)
+    );
+    for (const candidate of candidateNames(name)) {
+      if (!taken.has(candidate)) {
+        return candidate;
+      }
+    }
+  } catch {
+    // A folder that does not exist: the clone will say so.
+  }
+  return null;
+}
+
+/**
+ * Clone with progress, then select and open the file; errors are shown.
+ */
+export async function runClone(
+  context: ICloneContext,
+  request: ICloneRequest
+): Promise<Contents.IModel | null> {
+  const { app, bookshelf, trans, browser } = context;
+  const label = trans.__(
+    'Cloning s3://%1/%2',
+    request.s3_bucket,
+    request.s3_key
+  );
+  try {
+    const model = await withTransferNotification(
+      trans,
+      label,
+      (signal, onProgress) => bookshelf.clone(request, { signal, onProgress })
+    );
+    if (browser) {
+      const folder = PathExt.dirname(model.path);
+      await browser.model.cd(`/${folder}`);
+      await browser.selectItemByName(model.name);
+    }
+    if (bookshelf.settings.openAfterClone) {
+      await app.commands.execute('docmanager:open', { path: model.path });
+    }
+    Notification.success(
+      trans.__(
+        'Cloned s3://%1/%2 to %3.',
+        request.s3_bucket,
+        request.s3_key,
+        model.path
+      ),
+      { autoClose: 5000 }
+    );
+    return model;
+  } catch (error) {
+    if (isCancelled(error)) {
+      Notification.info(
+        trans.__('The clone was cancelled; nothing was written.'),
+        { autoClose: 5000 }
+      );
+      return null;
+    }
+    const description = describeError(error, trans);
+    Notification.error(
+      [description.message, description.fix].filter(Boolean).join(' '),
+      { autoClose: false }
+    );
+    return null;
+  }
+}
+
+/**
+ * The clone command: the dialog, prefilled from the arguments, then the
+ * clone.
+ */
+export async function executeClone(
+  context: ICloneContext,
+  args: ReadonlyPartialJSONObject
+): Promise<Contents.IModel | null> {
+  const { app, bookshelf, trans, browser } = context;
+  const text = (name: string) =>
+    typeof args[name] === 'string' ? (args[name] as string) : '';
+  const targetPath = text('target_path');
+  let folder = browser?.model.path ?? '';
+  let name = '';
+  if (targetPath) {
+    if (targetPath.endsWith('/')) {
+      folder = targetPath.replace(/\/+$/, '');
+    } else {
+      folder = PathExt.dirname(targetPath);
+      name = PathExt.basename(targetPath);
+    }
+  }
+  const request = await showCloneDialog({
+    initial: {
+      bucket: text('s3_bucket'),
+      key: text('s3_key'),
+      versionId: text('s3_version_id'),
+      folder: folder === '.' ? '' : folder,
+      name: name || keyBaseName(text('s3_key'))
+    },
+    trans,
+    fromLink: args.fromLink === true,
+    allowedBuckets: bookshelf.settings.allowedBuckets,
+    probeName: (f, n) => probeFreeName(app.serviceManager.contents, f, n)
+  });
+  if (!request) {
+    return null;
+  }
+  return runClone(context, request);
+}
+
+/**
+ * Open the clone dialog for a link's query string. A link only ever opens
+ * the dialog; the user's click clones.
+ */
+export async function openCloneLink(
+  context: ICloneContext,
+  search: string
+): Promise<unknown> {
+  const { app, trans } = context;
+  const query = readCloneQuery(search);
+  const repeated = Object.entries(query)
+    .filter(([, given]) => Array.isArray(given))
+    .map(([field]) => field);
+  if (repeated.length) {
+    Notification.error(
+      trans.__(
+        'This clone link gives %1 more than once; ask for a corrected link.',
+        repeated.join(', ')
+      ),
+      { autoClose: false }
+    );
+    return;
+  }
+  const value = (field: keyof typeof query) => (query[field] as string) ?? '';
+  return app.commands.execute(CommandIDs.clone, {
+    s3_bucket: value('s3_bucket'),
+    s3_key: value('s3_key'),
+    target_path: value('target_path'),
+    s3_version_id: value('s3_version_id'),
+    fromLink: true
+  });
+}
