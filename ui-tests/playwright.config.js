@@ -20,6 +20,8 @@ module.exports = {
   workers: 1,
   retries: 0,
   timeout: 90 * 1000,
+  // A loaded two-core machine is slow to start Lab: wait longer than 5 s.
+  expect: { timeout: 15000 },
   reporter: [
     ['list'],
     [

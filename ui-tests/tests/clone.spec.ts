@@ -47,7 +47,7 @@ async function openInAppLink(
     `/lab?bookshelf-clone&${query}`
   );
   await page.waitForURL(/\/lab/);
-  await page.locator('.jp-Dialog').waitFor();
+  await page.locator('.jp-Dialog').waitFor({ timeout: 30000 });
 }
 
 test.describe('clone by link', () => {
@@ -68,7 +68,8 @@ test.describe('clone by link', () => {
     await page.evaluate(url => window.location.assign(url), link);
     await page.waitForURL(/\/lab/);
     const dialog = page.locator('.jp-Dialog');
-    await expect(dialog).toBeVisible();
+    // The dialog opens once Lab has loaded and restored its layout.
+    await expect(dialog).toBeVisible({ timeout: 30000 });
     await expect(dialog.locator('input[name="bucket"]')).toHaveValue(
       'examples'
     );
