@@ -3,6 +3,7 @@ import { JupyterFrontEndPlugin } from '@jupyterlab/application';
 import { clonePlugin } from './plugins/clone';
 import { corePlugin } from './plugins/core';
 import { infoPlugin } from './plugins/info';
+import { publishPlugin } from './plugins/publish';
 
 export * from './tokens';
 export { CommandIDs } from './commands';
@@ -10,7 +11,8 @@ export { CommandIDs } from './commands';
 const plugins: JupyterFrontEndPlugin<any>[] = [
   corePlugin,
   infoPlugin,
-  clonePlugin
+  clonePlugin,
+  publishPlugin
 ];
 
 export default plugins;

@@ -23,7 +23,8 @@ import {
   ICloneRequest,
   IInfoCheck,
   IPublishOptions,
-  IPublishResult
+  IPublishResult,
+  IPublishTargetInfo
 } from './tokens';
 
 /**
@@ -37,12 +38,6 @@ export interface IBookshelfModelOptions {
   version: string;
   /** Translates the messages of the live checks. */
   trans?: TranslationBundle;
-  /** Publish is provided by the publish module when it is loaded. */
-  publisher?: (
-    model: BookshelfModel,
-    path: string,
-    options: IPublishOptions
-  ) => Promise<IPublishResult>;
 }
 
 /**
@@ -80,13 +75,6 @@ export class BookshelfModel implements IBookshelf {
   updateSettings(settings: IBookshelfSettings): void {
     this._settings = settings;
     this._settingsChanged.emit(settings);
-  }
-
-  /**
-   * Set the publish implementation (the publish plugin does).
-   */
-  setPublisher(publisher: IBookshelfModelOptions['publisher']): void {
-    this._options.publisher = publisher;
   }
 
   /**
@@ -150,17 +138,48 @@ export class BookshelfModel implements IBookshelf {
     }
   }
 
+  async publishTarget(
+    path: string,
+    destination?: string
+  ): Promise<IPublishTargetInfo> {
+    const { readPublishTarget } = await import('./publish/publish');
+    try {
+      return await readPublishTarget(
+        { store: await this.objectStore() },
+        path,
+        this._settings,
+        destination
+      );
+    } catch (error) {
+      throw await this.explain(error, { bucket: this._settings.publishBucket });
+    }
+  }
+
   async publish(
     path: string,
     options: IPublishOptions = {}
   ): Promise<IPublishResult> {
-    if (!this._options.publisher) {
-      throw new BookshelfError(
-        'PublishNotConfigured',
-        'Publishing is not available.'
+    // The publish code loads on first use, not at start-up.
+    const { publishNotebook } = await import('./publish/publish');
+    const settings = this._settings;
+    const baseUrl = new URL(
+      this._options.serverSettings.baseUrl,
+      window.location.href
+    );
+    try {
+      return await publishNotebook(
+        { store: await this.objectStore(), contents: this._options.contents },
+        path,
+        {
+          ...options,
+          settings,
+          serverOrigin: baseUrl.origin,
+          baseUrl: baseUrl.pathname
+        }
       );
+    } catch (error) {
+      throw await this.explain(error, { bucket: settings.publishBucket });
     }
-    return this._options.publisher(this, path, options);
   }
 
   async info(options: { live?: boolean } = {}): Promise<IBookshelfInfo> {

@@ -109,6 +109,22 @@ export interface IPublishResult {
 }
 
 /**
+ * Where a notebook would be published, and what is there now.
+ */
+export interface IPublishTargetInfo {
+  bucket: string;
+  key: string;
+  s3_path: string;
+  /** The object there now, or null. */
+  existing: {
+    etag?: string;
+    versionId?: string;
+    lastModified?: Date;
+    contentLength?: number;
+  } | null;
+}
+
+/**
  * One live check of the info panel.
  */
 export interface IInfoCheck {
@@ -143,6 +159,14 @@ export interface IBookshelf {
     request: ICloneRequest,
     options?: ICloneOptions
   ): Promise<Contents.IModel>;
+  /**
+   * Where `path` would be published (below the publish prefix, at
+   * `destination` when given) and what exists there, without uploading.
+   */
+  publishTarget(
+    path: string,
+    destination?: string
+  ): Promise<IPublishTargetInfo>;
   /** Publish a notebook of the file tree to the publish bucket. */
   publish(path: string, options?: IPublishOptions): Promise<IPublishResult>;
 }

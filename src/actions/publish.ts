@@ -1,0 +1,196 @@
+/**
+ * What the publish command does: unsaved changes, the dialog, the upload
+ * with its notification, and the result. Loaded on first use.
+ */
+import type { JupyterFrontEnd } from '@jupyterlab/application';
+import {
+  Clipboard,
+  Dialog,
+  Notification,
+  showDialog
+} from '@jupyterlab/apputils';
+import type { IDocumentManager } from '@jupyterlab/docmanager';
+import type { TranslationBundle } from '@jupyterlab/translation';
+
+import { BookshelfError, isCancelled } from '../errors';
+import { describeError } from '../messages';
+import type { IBookshelf, IPublishResult } from '../tokens';
+import { showPublishDialog } from '../widgets/PublishDialog';
+import { withTransferNotification } from '../widgets/transferNotification';
+
+/**
+ * What the publish action works with.
+ */
+export interface IPublishContext {
+  app: JupyterFrontEnd;
+  bookshelf: IBookshelf;
+  trans: TranslationBundle;
+  docManager: IDocumentManager | null;
+  openSettings: () => void;
+}
+
+/**
+ * Tell the person that publishing is not set up, with a way to fix it.
+ */
+async function showNotConfigured(context: IPublishContext): Promise<void> {
+  const { trans } = context;
+  const result = await showDialog({
+    title: trans.__('Publishing is not set up'),
+    body: trans.__(
+      'No publish bucket is set. Set "Publish bucket" in the Bookshelf settings (or ask an administrator to), then publish again.'
+    ),
+    buttons: [
+      Dialog.cancelButton({ label: trans.__('Close') }),
+      Dialog.okButton({ label: trans.__('Open Settings') })
+    ]
+  });
+  if (result.button.accept) {
+    context.openSettings();
+  }
+}
+
+/**
+ * With unsaved changes, ask: save and publish, publish the saved version,
+ * or cancel. Resolves to false when the person cancels.
+ */
+async function settleUnsavedChanges(
+  context: IPublishContext,
+  path: string
+): Promise<boolean> {
+  const { docManager, trans } = context;
+  const widget = docManager?.findWidget(path);
+  const documentContext = widget ? docManager?.contextForWidget(widget) : null;
+  if (!documentContext || !documentContext.model.dirty) {
+    return true;
+  }
+  const saveButton = Dialog.okButton({
+    label: trans.__('Save and Publish'),
+    ariaLabel: trans.__('Save the notebook, then publish it')
+  });
+  const savedButton = Dialog.warnButton({
+    label: trans.__('Publish Saved Version'),
+    ariaLabel: trans.__('Publish the notebook as it was last saved')
+  });
+  const result = await showDialog({
+    title: trans.__('Unsaved changes'),
+    body: trans.__(
+      '"%1" has changes that are not saved. Publish publishes the saved notebook.',
+      path
+    ),
+    buttons: [
+      Dialog.cancelButton({ label: trans.__('Cancel') }),
+      savedButton,
+      saveButton
+    ],
+    defaultButton: 2
+  });
+  if (result.button.label === saveButton.label) {
+    await documentContext.save();
+    return true;
+  }
+  return result.button.label === savedButton.label;
+}
+
+/**
+ * Show what was published, with actions to copy the link and the path.
+ */
+function notifyPublished(
+  trans: TranslationBundle,
+  result: IPublishResult
+): void {
+  const message = result.version_id
+    ? trans.__(
+        'Published to %1 (version %2).',
+        result.s3_path,
+        result.version_id
+      )
+    : trans.__('Published to %1.', result.s3_path);
+  Notification.success(message, {
+    autoClose: false,
+    actions: [
+      {
+        label: trans.__('Copy Link'),
+        caption: trans.__(
+          'Copy a link that opens the clone dialog for this notebook'
+        ),
+        callback: event => {
+          event.preventDefault();
+          Clipboard.copyToSystem(result.clone_url);
+        }
+      },
+      {
+        label: trans.__('Copy S3 Path'),
+        caption: result.s3_path,
+        callback: event => {
+          event.preventDefault();
+          Clipboard.copyToSystem(result.s3_path);
+        }
+      }
+    ]
+  });
+}
+
+/**
+ * Publish the notebook at `path`: the dialog, then the upload.
+ */
+export async function executePublish(
+  context: IPublishContext,
+  path: string
+): Promise<IPublishResult | null> {
+  const { bookshelf, trans } = context;
+  const settings = bookshelf.settings;
+  if (!settings.publishBucket) {
+    await showNotConfigured(context);
+    return null;
+  }
+  if (!(await settleUnsavedChanges(context, path))) {
+    return null;
+  }
+  const choice = await showPublishDialog({
+    trans,
+    bucket: settings.publishBucket,
+    prefix: settings.publishPrefix,
+    path,
+    policy: settings.overwritePolicy,
+    lookUp: destination => bookshelf.publishTarget(path, destination)
+  });
+  if (!choice) {
+    return null;
+  }
+  try {
+    const result = await withTransferNotification(
+      trans,
+      trans.__('Publishing %1', path),
+      (signal, onProgress) =>
+        bookshelf.publish(path, {
+          destination: choice.destination,
+          overwrite: choice.overwrite,
+          ifMatch: choice.ifMatch,
+          signal,
+          onProgress
+        })
+    );
+    notifyPublished(trans, result);
+    return result;
+  } catch (error) {
+    if (isCancelled(error)) {
+      Notification.info(trans.__('Publishing was cancelled.'), {
+        autoClose: 5000
+      });
+      return null;
+    }
+    if (
+      error instanceof BookshelfError &&
+      error.code === 'PublishNotConfigured'
+    ) {
+      await showNotConfigured(context);
+      return null;
+    }
+    const description = describeError(error, trans);
+    Notification.error(
+      [description.message, description.fix].filter(Boolean).join(' '),
+      { autoClose: false }
+    );
+    return null;
+  }
+}

@@ -1,0 +1,110 @@
+import {
+  JupyterFrontEnd,
+  JupyterFrontEndPlugin
+} from '@jupyterlab/application';
+import { ICommandPalette } from '@jupyterlab/apputils';
+import { IDocumentManager } from '@jupyterlab/docmanager';
+import { IDefaultFileBrowser } from '@jupyterlab/filebrowser';
+import { INotebookTracker } from '@jupyterlab/notebook';
+import { ITranslator, nullTranslator } from '@jupyterlab/translation';
+import { fileUploadIcon } from '@jupyterlab/ui-components';
+
+import type { IPublishContext } from '../actions/publish';
+import { CommandIDs, PALETTE_CATEGORY, TRANSLATION_DOMAIN } from '../commands';
+import { IBookshelf, PACKAGE_NAME } from '../tokens';
+
+/**
+ * Publish a notebook to the publish bucket: the command in the file
+ * browser's context menu (schema/publish.json), the File menu and the
+ * palette.
+ */
+export const publishPlugin: JupyterFrontEndPlugin<void> = {
+  id: `${PACKAGE_NAME}:publish`,
+  description:
+    'Adds "Publish": puts a notebook in the publish bucket and gives a link to share.',
+  autoStart: true,
+  requires: [IBookshelf],
+  optional: [
+    ITranslator,
+    ICommandPalette,
+    IDefaultFileBrowser,
+    INotebookTracker,
+    IDocumentManager
+  ],
+  activate: (
+    app: JupyterFrontEnd,
+    bookshelf: IBookshelf,
+    translator: ITranslator | null,
+    palette: ICommandPalette | null,
+    browser: IDefaultFileBrowser | null,
+    notebooks: INotebookTracker | null,
+    docManager: IDocumentManager | null
+  ) => {
+    const trans = (translator ?? nullTranslator).load(TRANSLATION_DOMAIN);
+    const context: IPublishContext = {
+      app,
+      bookshelf,
+      trans,
+      docManager,
+      openSettings: () =>
+        void app.commands.execute('settingeditor:open', { query: 'Bookshelf' })
+    };
+
+    // The notebook the command is about: the one given, the file browser's
+    // selection (context menu), or the current notebook.
+    const targetPath = (args: { [key: string]: unknown }): string | null => {
+      if (typeof args.path === 'string' && args.path) {
+        return args.path;
+      }
+      if (args.fromFileBrowser && browser) {
+        const selected = browser.selectedItems().next();
+        const item = selected && !selected.done ? selected.value : null;
+        return item && item.type === 'notebook' ? item.path : null;
+      }
+      const current = notebooks?.currentWidget;
+      return current ? current.context.path : null;
+    };
+
+    app.commands.addCommand(CommandIDs.publish, {
+      label: args =>
+        args.fromFileBrowser
+          ? trans.__('Publish')
+          : trans.__('Publish Notebook…'),
+      caption: trans.__(
+        'Put the notebook in the publish bucket and get a link to share'
+      ),
+      icon: args => (args.isPalette ? undefined : fileUploadIcon),
+      isEnabled: args => targetPath(args) !== null,
+      describedBy: {
+        args: {
+          type: 'object',
+          properties: {
+            path: {
+              type: 'string',
+              description: 'The notebook to publish (default: the current one)'
+            },
+            fromFileBrowser: {
+              type: 'boolean',
+              description: "Publish the file browser's selection"
+            }
+          }
+        }
+      },
+      execute: async args => {
+        const path = targetPath(args);
+        if (!path) {
+          return null;
+        }
+        const { executePublish } = await import('../actions/publish');
+        return executePublish(context, path);
+      }
+    });
+    palette?.addItem({
+      command: CommandIDs.publish,
+      category: PALETTE_CATEGORY
+    });
+    notebooks?.currentChanged.connect(() => {
+      app.commands.notifyCommandChanged(CommandIDs.publish);
+    });
+  }
+};
