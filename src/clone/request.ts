@@ -338,7 +338,10 @@ function checkBucket(bucket: string): string | null {
   return null;
 }
 
-function checkKey(key: string): string | null {
+/**
+ * The rule a non-empty object key breaks (without the field prefix), or null.
+ */
+export function checkKey(key: string): string | null {
   const bytes = utf8Length(key);
   if (bytes > MAX_PATH_BYTES) {
     return `a key has 1 to ${MAX_PATH_BYTES} bytes of UTF-8 (got ${bytes})`;

@@ -1,8 +1,15 @@
 /**
  * An in-memory S3 service for unit tests: buckets, versioned objects,
  * S3's errors as `BookshelfError`s, progress in steps, and cancellation.
+ *
+ * Like S3: an ETag is the quoted MD5 hex digest of the bytes (what S3 gives
+ * a single-part upload), so equal bytes have equal ETags; a put with
+ * `If-None-Match: *` on an existing key, or with an `If-Match` ETag that is
+ * not the current one, fails with 412 (`PreconditionFailed`) and changes
+ * nothing; a versioned bucket gives each put a new version id.
  */
 
+import { createHash } from 'crypto';
 import { BookshelfError } from '../../errors';
 import type {
   IGetObjectOptions,
@@ -37,6 +44,26 @@ export interface IFakeStoreOptions {
   stepSize?: number;
   /** Milliseconds between steps (0: one macrotask). */
   stepDelay?: number;
+  /**
+   * Called when a put arrives, before its conditions are checked; may
+   * change the store (another writer getting there first) or throw.
+   */
+  beforePut?: (
+    bucket: string,
+    key: string,
+    options: IPutObjectOptions
+  ) => void | Promise<void>;
+}
+
+/**
+ * One put as it arrived, with its conditions.
+ */
+export interface IFakePut {
+  bucket: string;
+  key: string;
+  contentType?: string;
+  ifMatch?: string;
+  ifNoneMatch?: '*';
 }
 
 export class FakeObjectStore implements IObjectStore {
@@ -44,6 +71,9 @@ export class FakeObjectStore implements IObjectStore {
 
   /** Every call, as `method bucket/key`. */
   readonly calls: string[] = [];
+
+  /** Every put, with its conditions, whether it succeeded or not. */
+  readonly puts: IFakePut[] = [];
 
   addBucket(bucket: string, versioning: Versioning = 'Off'): void {
     this._buckets.set(bucket, { versioning, objects: new Map() });
@@ -70,7 +100,7 @@ export class FakeObjectStore implements IObjectStore {
       versionId,
       bytes: copy(bytes),
       contentType,
-      etag: `"etag-${++this._etagCount}"`,
+      etag: etagOf(bytes),
       lastModified: new Date()
     });
     stored.objects.set(key, kept);
@@ -130,8 +160,16 @@ export class FakeObjectStore implements IObjectStore {
     options: IPutObjectOptions = {}
   ): Promise<IPutObjectResult> {
     this.calls.push(`putObject ${bucket}/${key}`);
+    this.puts.push({
+      bucket,
+      key,
+      contentType: options.contentType,
+      ifMatch: options.ifMatch,
+      ifNoneMatch: options.ifNoneMatch
+    });
     await delay(0);
     cancelIfAborted(options.signal);
+    await this.options.beforePut?.(bucket, key, options);
     const versions = this._bucket(bucket).objects.get(key);
     const latest = versions?.[versions.length - 1];
     if (options.ifNoneMatch === '*' && latest) {
@@ -214,7 +252,13 @@ export class FakeObjectStore implements IObjectStore {
 
   private _buckets = new Map<string, IBucket>();
   private _versionCount = 0;
-  private _etagCount = 0;
+}
+
+/**
+ * S3's ETag of a single-part upload: the quoted MD5 hex digest.
+ */
+export function etagOf(bytes: Uint8Array): string {
+  return `"${createHash('md5').update(bytes).digest('hex')}"`;
 }
 
 function head(version: IStoredVersion): IObjectHead {

@@ -1,0 +1,122 @@
+/**
+ * Where a notebook is published: its object key, the checks on it, and the
+ * addresses shown once it is there.
+ */
+
+import {
+  checkFileName,
+  checkKey,
+  cloneLinkQuery,
+  keyBaseName,
+  validateCloneRequest
+} from '../clone/request';
+import type { ICloneRequest } from '../tokens';
+
+/**
+ * The extension every published object key ends with.
+ */
+export const NOTEBOOK_EXTENSION = '.ipynb';
+
+/**
+ * The object key of a notebook published from `path`: `<prefix><path>`.
+ *
+ * `path` is a Jupyter path (relative to the root); one leading `/` is
+ * dropped. The prefix is used exactly as given, without adding a `/`: the
+ * prefix `notebooks/` gives `notebooks/a.ipynb`, and the prefix `team-`
+ * gives `team-a.ipynb`. (The settings parser already strips the prefix's
+ * leading slashes.)
+ */
+export function publishKey(prefix: string, path: string): string {
+  return prefix + (path.startsWith('/') ? path.slice(1) : path);
+}
+
+/**
+ * What is wrong with the publish bucket's name, or null. The fix is in
+ * the settings, so the message says so.
+ */
+export function checkPublishBucket(bucket: string): string | null {
+  if (!bucket) {
+    return "No publish bucket is set: set 'Publish bucket' in the Bookshelf settings.";
+  }
+  // The clone rules for a bucket name; the key here is only a placeholder.
+  const problem = validateCloneRequest({
+    s3_bucket: bucket,
+    s3_key: 'placeholder'
+  }).find(candidate => candidate.field === 's3_bucket');
+  if (problem) {
+    const rule = problem.message.slice('s3_bucket: '.length);
+    return `The publish bucket is not a valid bucket name (${rule}): correct 'Publish bucket' in the Bookshelf settings.`;
+  }
+  return null;
+}
+
+/**
+ * What is wrong with a publish destination, or null when a notebook may be
+ * published there. The key follows the clone rules for `s3_key` (so that
+ * the clone link of the result works), must end in `.ipynb`, and must not
+ * have `.` or `..` segments: a browser resolves those in the request URL,
+ * which would address another object.
+ */
+export function checkPublishDestination(
+  bucket: string,
+  key: string
+): string | null {
+  const bucketProblem = checkPublishBucket(bucket);
+  if (bucketProblem) {
+    return bucketProblem;
+  }
+  if (!key) {
+    return 'The publish destination is empty: choose a path for the notebook.';
+  }
+  const keyProblem = checkKey(key);
+  if (keyProblem) {
+    return `The publish destination is not a valid object key (${keyProblem}): choose another path.`;
+  }
+  const dotSegment = key
+    .split('/')
+    .find(segment => segment === '.' || segment === '..');
+  if (dotSegment !== undefined) {
+    return `The publish destination has a '${dotSegment}' segment, which would address another object: choose a path without it.`;
+  }
+  if (!key.endsWith(NOTEBOOK_EXTENSION)) {
+    return `Only notebooks are published, so the destination must end in '${NOTEBOOK_EXTENSION}': choose another path.`;
+  }
+  // The name a clone of the published notebook gets.
+  const nameProblem = checkFileName(keyBaseName(key), 'target_path');
+  if (nameProblem) {
+    return `The published notebook could not be cloned under its name (${nameProblem}).`;
+  }
+  return null;
+}
+
+/**
+ * The `s3://bucket/key` address of an object, as S3 tools write it.
+ */
+export function s3Path(bucket: string, key: string): string {
+  return `s3://${bucket}/${key}`;
+}
+
+/**
+ * The absolute link that opens the clone dialog for an object:
+ * `<origin><baseUrl>bookshelf/clone?<query>`.
+ *
+ * `serverOrigin` is the Jupyter server's origin (`https://hub.example.org`,
+ * a trailing `/` is dropped); `baseUrl` its base URL as the page config
+ * gives it (`/` or `/user/ana/`, already URL-encoded), with or without the
+ * slashes at either end.
+ */
+export function cloneUrl(
+  serverOrigin: string,
+  baseUrl: string,
+  request: Pick<ICloneRequest, 's3_bucket' | 's3_key' | 's3_version_id'>
+): string {
+  const origin = serverOrigin.replace(/\/+$/, '');
+  const trimmedBase = baseUrl.replace(/^\/+|\/+$/g, '');
+  const base = trimmedBase ? `/${trimmedBase}/` : '/';
+  const query = cloneLinkQuery({
+    s3_bucket: request.s3_bucket,
+    s3_key: request.s3_key,
+    s3_version_id: request.s3_version_id
+  });
+  return `${origin}${base}bookshelf/clone?${query}`;
+}

@@ -1,0 +1,8 @@
+/**
+ * The publish core: destination, overwrite decision and upload, free of any
+ * user interface.
+ */
+
+export * from './destination';
+export * from './overwrite';
+export * from './publish';

@@ -1,0 +1,353 @@
+/**
+ * Publishing a notebook of the file tree to the publish bucket.
+ */
+
+import type { Contents } from '@jupyterlab/services';
+import { checkNotebook } from '../clone/content';
+import { hasResponseStatus } from '../clone/writer';
+import { BookshelfError, throwIfAborted } from '../errors';
+import type { IObjectHead, IObjectStore, IPutObjectResult } from '../s3/types';
+import type {
+  IBookshelfSettings,
+  IPublishBody,
+  IPublishOptions,
+  IPublishResult
+} from '../tokens';
+import {
+  checkPublishBucket,
+  checkPublishDestination,
+  cloneUrl,
+  NOTEBOOK_EXTENSION,
+  publishKey,
+  s3Path
+} from './destination';
+import { decideOverwrite, type PutCondition } from './overwrite';
+
+/**
+ * The media type of a published notebook.
+ */
+export const NOTEBOOK_CONTENT_TYPE = 'application/x-ipynb+json';
+
+/**
+ * What publishing needs: the S3 service and a contents manager
+ * (`app.serviceManager.contents` fits).
+ */
+export interface IPublishDeps {
+  store: IObjectStore;
+  contents: { get: Contents.IManager['get'] };
+}
+
+/**
+ * Options of `publishNotebook`: the API's options, plus the settings and
+ * the server's address for the clone link.
+ */
+export interface IPublishNotebookOptions extends IPublishOptions {
+  settings: IBookshelfSettings;
+  /** The Jupyter server's origin, e.g. `https://hub.example.org`. */
+  serverOrigin: string;
+  /** The server's base URL, e.g. `/` or `/user/ana/`. */
+  baseUrl: string;
+}
+
+/**
+ * Where a notebook would be published, and what is there now.
+ */
+export interface IPublishTarget {
+  bucket: string;
+  key: string;
+  s3_path: string;
+  /** The current object (its ETag, last modified, …), or null. */
+  existing: IObjectHead | null;
+}
+
+/**
+ * Where `path` would be published and what exists there, without
+ * uploading: what the publish dialog shows before the user confirms. Pass
+ * `existing.etag` back as `ifMatch` so that only that version is replaced.
+ *
+ * Throws `PublishNotConfigured`, `NotANotebook` (not an `.ipynb` path),
+ * `InvalidRequest` (a destination that is not a valid key), or the
+ * store's errors.
+ */
+export async function readPublishTarget(
+  deps: Pick<IPublishDeps, 'store'>,
+  path: string,
+  settings: IBookshelfSettings,
+  destination?: string
+): Promise<IPublishTarget> {
+  const { bucket, key } = resolveDestination(path, settings, destination);
+  const existing = await deps.store.headObject(bucket, key);
+  return { bucket, key, s3_path: s3Path(bucket, key), existing };
+}
+
+/**
+ * Publish the notebook at `path` (a Jupyter path) to the publish bucket,
+ * at `<publishPrefix><destination ?? path>`.
+ *
+ * The bytes are the saved file's, unchanged, or `options.body` serialized
+ * the way Jupyter saves notebooks; either must be an nbformat 4 notebook.
+ * Whether an existing object is replaced follows the overwrite policy (see
+ * `decideOverwrite`); every put is conditional where it can be, so a
+ * version another publisher wrote meanwhile is never lost.
+ *
+ * Throws `BookshelfError`s: `PublishNotConfigured`, `NotANotebook`,
+ * `InvalidRequest`, `Conflict` (the object exists and may not be replaced,
+ * or changed meanwhile; nothing was written), `Cancelled`, or the store's.
+ */
+export async function publishNotebook(
+  deps: IPublishDeps,
+  path: string,
+  options: IPublishNotebookOptions
+): Promise<IPublishResult> {
+  const { settings, signal } = options;
+  const { bucket, key } = resolveDestination(
+    path,
+    settings,
+    options.destination
+  );
+  const where = s3Path(bucket, key);
+  throwIfAborted(signal);
+
+  const bytes = options.body
+    ? notebookBodyBytes(path, options.body)
+    : await readSavedNotebook(deps.contents, path);
+  throwIfAborted(signal);
+
+  const existing = await deps.store.headObject(bucket, key);
+  const decision = decideOverwrite(
+    settings.overwritePolicy,
+    existing,
+    options,
+    where
+  );
+  if (decision.action === 'refuse') {
+    throw new BookshelfError(decision.code, decision.message, {
+      bucket,
+      key,
+      reason: decision.reason,
+      etag: existing?.etag,
+      lastModified: existing?.lastModified?.toISOString()
+    });
+  }
+
+  const put = (condition: PutCondition) =>
+    deps.store.putObject(bucket, key, bytes, {
+      ...condition,
+      contentType: NOTEBOOK_CONTENT_TYPE,
+      signal,
+      onProgress: options.onProgress
+        ? (loaded, total) => options.onProgress!({ loaded, total })
+        : undefined
+    });
+
+  let result: IPutObjectResult;
+  try {
+    result = await put(decision.condition);
+  } catch (error) {
+    if (!isChangedMeanwhile(error, decision.condition)) {
+      throw error;
+    }
+    if (
+      settings.overwritePolicy === 'always' &&
+      decision.condition.ifNoneMatch
+    ) {
+      // Someone created the object after we looked; 'always' replaces it.
+      result = await put({});
+    } else {
+      throw changedMeanwhile(where, bucket, key, decision.condition);
+    }
+  }
+
+  const published: IPublishResult = {
+    s3_path: where,
+    clone_url: cloneUrl(options.serverOrigin, options.baseUrl, {
+      s3_bucket: bucket,
+      s3_key: key,
+      s3_version_id: result.versionId
+    })
+  };
+  if (result.versionId) {
+    published.version_id = result.versionId;
+  }
+  if (result.etag) {
+    published.etag = result.etag;
+  }
+  return published;
+}
+
+/**
+ * The bucket and key for `path`, checked.
+ */
+function resolveDestination(
+  path: string,
+  settings: IBookshelfSettings,
+  destination?: string
+): { bucket: string; key: string } {
+  const bucket = settings.publishBucket;
+  if (!bucket) {
+    throw new BookshelfError(
+      'PublishNotConfigured',
+      "No publish bucket is set: set 'Publish bucket' in the Bookshelf settings."
+    );
+  }
+  const bucketProblem = checkPublishBucket(bucket);
+  if (bucketProblem) {
+    throw new BookshelfError('PublishNotConfigured', bucketProblem);
+  }
+  if (!path.endsWith(NOTEBOOK_EXTENSION)) {
+    throw new BookshelfError(
+      'NotANotebook',
+      `Only notebooks can be published, and '${path}' is not one (its name does not end in '${NOTEBOOK_EXTENSION}').`,
+      { path }
+    );
+  }
+  const key = publishKey(settings.publishPrefix, destination ?? path);
+  const problem = checkPublishDestination(bucket, key);
+  if (problem) {
+    throw new BookshelfError('InvalidRequest', problem, { bucket });
+  }
+  return { bucket, key };
+}
+
+/**
+ * The bytes of a notebook given as a request body, written as Jupyter
+ * writes notebooks (one-space indent, final newline).
+ */
+function notebookBodyBytes(path: string, body: IPublishBody): Uint8Array {
+  if (
+    typeof body !== 'object' ||
+    body === null ||
+    body.type !== 'notebook' ||
+    typeof body.content !== 'object' ||
+    body.content === null ||
+    Array.isArray(body.content)
+  ) {
+    throw new BookshelfError(
+      'InvalidRequest',
+      "The publish body must be {type: 'notebook', content: <the notebook as an object>}.",
+      { path }
+    );
+  }
+  let text: string;
+  try {
+    text = JSON.stringify(body.content, null, 1) + '\n';
+  } catch {
+    throw new BookshelfError(
+      'NotANotebook',
+      `The notebook given for '${path}' cannot be written as JSON, so it was not published.`,
+      { path }
+    );
+  }
+  const bytes = new TextEncoder().encode(text);
+  checkPublishable(path, bytes);
+  return bytes;
+}
+
+/**
+ * The saved file's bytes, checked. Read as text (not as a notebook) so the
+ * server sends the file as it is, without parsing and re-serializing it.
+ */
+async function readSavedNotebook(
+  contents: IPublishDeps['contents'],
+  path: string
+): Promise<Uint8Array> {
+  let model: Contents.IModel;
+  try {
+    model = await contents.get(path, {
+      type: 'file',
+      format: 'text',
+      content: true
+    });
+  } catch (error) {
+    if (hasResponseStatus(error, 404)) {
+      throw new BookshelfError(
+        'InvalidRequest',
+        `There is no file '${path}' in the file tree: save the notebook first, or check its path.`,
+        { path }
+      );
+    }
+    if (hasResponseStatus(error, 400)) {
+      // The server refuses text it cannot decode as UTF-8, and folders.
+      throw notPublishable(path, 'the server cannot read it as UTF-8 text.');
+    }
+    throw new BookshelfError(
+      'Unknown',
+      `The Jupyter server could not read '${path}': check that it is running, then publish again.`,
+      { path }
+    );
+  }
+  if (
+    model.type === 'notebook' &&
+    typeof model.content === 'object' &&
+    model.content !== null
+  ) {
+    // A contents manager that ignored `type: 'file'` sent the parsed
+    // notebook: publish it as Jupyter would write it.
+    return notebookBodyBytes(path, {
+      type: 'notebook',
+      content: model.content
+    });
+  }
+  if (typeof model.content !== 'string') {
+    throw notPublishable(path, 'it is not a file of text.');
+  }
+  const bytes = new TextEncoder().encode(model.content);
+  checkPublishable(path, bytes);
+  return bytes;
+}
+
+/**
+ * `checkNotebook`, with a message about publishing rather than cloning.
+ */
+function checkPublishable(path: string, bytes: Uint8Array): void {
+  try {
+    checkNotebook(bytes);
+  } catch (error) {
+    if (error instanceof BookshelfError && error.code === 'NotANotebook') {
+      const reason = error.message
+        .replace(/^The object is not a Jupyter notebook: /, '')
+        .replace('can be cloned', 'can be published');
+      throw notPublishable(path, reason);
+    }
+    throw error;
+  }
+}
+
+function notPublishable(path: string, reason: string): BookshelfError {
+  return new BookshelfError(
+    'NotANotebook',
+    `'${path}' is not a valid Jupyter notebook, so it was not published: ${reason}`,
+    { path }
+  );
+}
+
+/**
+ * Whether a conditional put failed because the object is no longer what
+ * we saw: a 412, or S3's 404 for an `If-Match` on an object deleted
+ * meanwhile.
+ */
+function isChangedMeanwhile(error: unknown, condition: PutCondition): boolean {
+  if (!(error instanceof BookshelfError)) {
+    return false;
+  }
+  if (error.code === 'PreconditionFailed') {
+    return !!(condition.ifMatch || condition.ifNoneMatch);
+  }
+  return error.code === 'NoSuchKey' && !!condition.ifMatch;
+}
+
+function changedMeanwhile(
+  where: string,
+  bucket: string,
+  key: string,
+  condition: PutCondition
+): BookshelfError {
+  const message = condition.ifNoneMatch
+    ? `${where} was created by someone else while you were publishing; nothing was overwritten. Look at their version, then publish again.`
+    : `${where} was changed by someone else since you looked; nothing was overwritten. Look at the newer version, then publish again.`;
+  return new BookshelfError('Conflict', message, {
+    bucket,
+    key,
+    reason: 'changed'
+  });
+}
