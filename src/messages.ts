@@ -180,7 +180,7 @@ export function describeError(
         title: trans.__('Not a notebook'),
         message: error.message,
         fix: trans.__(
-          'Nothing was written. Ask the author for a valid notebook, or clone it under a name that does not end in .ipynb to look at it as text.'
+          'Nothing was written. A notebook must be valid nbformat 4 JSON; to look at the object as text, clone it under a name that does not end in .ipynb.'
         )
       };
     case 'TooLarge':
@@ -193,6 +193,24 @@ export function describeError(
       };
     case 'Conflict':
     case 'PreconditionFailed':
+      if (detail.reason === 'policy-never') {
+        return {
+          title: trans.__('Already published'),
+          message: error.message,
+          fix: trans.__(
+            'Nothing was overwritten: the overwrite policy is "never". Publish under another path.'
+          )
+        };
+      }
+      if (detail.reason === 'needs-confirmation') {
+        return {
+          title: trans.__('Already published'),
+          message: error.message,
+          fix: trans.__(
+            'Nothing was overwritten. Publish from the dialog to confirm the replacement.'
+          )
+        };
+      }
       return {
         title: trans.__('Changed meanwhile'),
         message: error.message,

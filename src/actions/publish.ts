@@ -65,11 +65,11 @@ async function settleUnsavedChanges(
   }
   const saveButton = Dialog.okButton({
     label: trans.__('Save and Publish'),
-    ariaLabel: trans.__('Save the notebook, then publish it')
+    caption: trans.__('Save the notebook, then publish it')
   });
   const savedButton = Dialog.warnButton({
     label: trans.__('Publish Saved Version'),
-    ariaLabel: trans.__('Publish the notebook as it was last saved')
+    caption: trans.__('Publish the notebook as it was last saved')
   });
   const result = await showDialog({
     title: trans.__('Unsaved changes'),
@@ -99,11 +99,7 @@ function notifyPublished(
   result: IPublishResult
 ): void {
   const message = result.version_id
-    ? trans.__(
-        'Published to %1 (version %2).',
-        result.s3_path,
-        result.version_id
-      )
+    ? trans.__('Published version %1 to %2.', result.version_id, result.s3_path)
     : trans.__('Published to %1.', result.s3_path);
   Notification.success(message, {
     autoClose: false,

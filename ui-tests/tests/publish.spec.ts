@@ -1,0 +1,295 @@
+import {
+  expect,
+  galata,
+  IJupyterLabPageFixture,
+  test
+} from '@jupyterlab/galata';
+
+import { getObject, putObject, readFile } from './helpers';
+
+const NOTEBOOK =
+  JSON.stringify(
+    {
+      cells: [
+        {
+          cell_type: 'markdown',
+          id: 'a1',
+          metadata: {},
+          source: ['# Forecast\n', 'Numbers for the team.']
+        },
+        {
+          cell_type: 'code',
+          execution_count: 1,
+          id: 'b2',
+          metadata: {},
+          outputs: [{ name: 'stdout', output_type: 'stream', text: ['42\n'] }],
+          source: ['print(42)']
+        }
+      ],
+      metadata: {
+        kernelspec: {
+          display_name: 'Python 3',
+          language: 'python',
+          name: 'python3'
+        }
+      },
+      nbformat: 4,
+      nbformat_minor: 5
+    },
+    null,
+    1
+  ) + '\n';
+
+function coreSettings(settings: object) {
+  return {
+    ...galata.DEFAULT_SETTINGS,
+    'jupyterlab-bookshelf:core': settings
+  };
+}
+
+async function addNotebook(
+  page: IJupyterLabPageFixture,
+  path: string
+): Promise<void> {
+  await page.contents.uploadContent(NOTEBOOK, 'text', path);
+  await page.filebrowser.refresh();
+}
+
+async function publishFromContextMenu(
+  page: IJupyterLabPageFixture,
+  name: string
+): Promise<void> {
+  await page
+    .locator('.jp-DirListing-item', { hasText: name })
+    .first()
+    .click({ button: 'right' });
+  await page.getByRole('menuitem', { name: 'Publish', exact: true }).click();
+}
+
+function publishDialog(page: IJupyterLabPageFixture) {
+  return page.locator('.jp-Dialog', { hasText: 'Publish Notebook' });
+}
+
+test.describe('publish from the file browser', () => {
+  test('right-click → Publish puts the saved notebook and gives a clone link', async ({
+    page,
+    tmpPath,
+    baseURL,
+    context
+  }) => {
+    await context.grantPermissions(['clipboard-read', 'clipboard-write']);
+    const name = `forecast-${Date.now()}.ipynb`;
+    const path = `${tmpPath}/${name}`;
+    await addNotebook(page, path);
+
+    await publishFromContextMenu(page, name);
+    const dialog = publishDialog(page);
+    await expect(dialog).toContainText('s3://published/');
+    await expect(dialog.locator('input[name="destination"]')).toHaveValue(path);
+    await expect(
+      dialog.locator('.jp-Bookshelf-publish-status[data-state="new"]')
+    ).toBeVisible();
+    await dialog.getByRole('button', { name: 'Publish' }).click();
+
+    const toast = page.locator('.Toastify__toast', {
+      hasText: 'Published version'
+    });
+    await expect(toast).toBeVisible({ timeout: 30000 });
+    const stored = await getObject('published', path);
+    expect(stored!.body.toString('utf8')).toBe(await readFile(page, path));
+    expect(stored!.versionId).toBeTruthy();
+    await expect(toast).toContainText(`Published version ${stored!.versionId}`);
+
+    await toast.getByRole('button', { name: 'Copy Link' }).click();
+    const link = await page.evaluate(() => navigator.clipboard.readText());
+    expect(link).toBe(
+      `${baseURL}/bookshelf/clone?s3_bucket=published&s3_key=${encodeURIComponent(path)}&s3_version_id=${encodeURIComponent(stored!.versionId!)}`
+    );
+
+    // The link lands in the clone dialog for that version.
+    await page.evaluate(url => window.location.assign(url), link);
+    await page.waitForURL(/\/lab/);
+    const cloneDialog = page.locator('.jp-Dialog', {
+      hasText: 'Clone from S3'
+    });
+    await expect(cloneDialog).toBeVisible({ timeout: 30000 });
+    await expect(cloneDialog.locator('input[name="versionId"]')).toHaveValue(
+      stored!.versionId!
+    );
+    await expect(cloneDialog.locator('input[name="key"]')).toHaveValue(path);
+  });
+
+  test('publishing again replaces it after confirmation, as a new version', async ({
+    page,
+    tmpPath
+  }) => {
+    const name = `again-${Date.now()}.ipynb`;
+    const path = `${tmpPath}/${name}`;
+    await addNotebook(page, path);
+    const first = await putObject(
+      'published',
+      path,
+      NOTEBOOK.replace('Forecast', 'Old forecast'),
+      'application/x-ipynb+json'
+    );
+
+    await publishFromContextMenu(page, name);
+    const dialog = publishDialog(page);
+    await expect(
+      dialog.locator('.jp-Bookshelf-publish-status[data-state="exists"]')
+    ).toContainText('replaces that version');
+    await dialog.getByRole('button', { name: 'Replace' }).click();
+    await expect(
+      page.locator('.Toastify__toast', { hasText: 'Published version' })
+    ).toBeVisible({ timeout: 30000 });
+
+    const latest = await getObject('published', path);
+    expect(latest!.body.toString('utf8')).toBe(NOTEBOOK);
+    expect(latest!.versionId).not.toBe(first);
+    const old = await getObject('published', path, first!);
+    expect(old!.body.toString('utf8')).toContain('Old forecast');
+  });
+
+  test('a publish by someone else after the dialog opened is a conflict', async ({
+    page,
+    tmpPath
+  }) => {
+    const name = `race-${Date.now()}.ipynb`;
+    const path = `${tmpPath}/${name}`;
+    await addNotebook(page, path);
+    await putObject('published', path, NOTEBOOK.replace('Forecast', 'A'));
+
+    await publishFromContextMenu(page, name);
+    const dialog = publishDialog(page);
+    await expect(
+      dialog.locator('.jp-Bookshelf-publish-status[data-state="exists"]')
+    ).toBeVisible();
+    // Someone else publishes meanwhile.
+    const theirs = NOTEBOOK.replace('Forecast', 'Their forecast');
+    await putObject('published', path, theirs);
+    await dialog.getByRole('button', { name: 'Replace' }).click();
+
+    await expect(
+      page.locator('.Toastify__toast', { hasText: 'changed by someone else' })
+    ).toBeVisible({ timeout: 30000 });
+    const stored = await getObject('published', path);
+    expect(stored!.body.toString('utf8')).toBe(theirs);
+  });
+
+  test('the menu item is on notebooks only', async ({ page, tmpPath }) => {
+    await page.contents.uploadContent(
+      'plain text',
+      'text',
+      `${tmpPath}/notes.txt`
+    );
+    await addNotebook(page, `${tmpPath}/nb.ipynb`);
+    await page
+      .locator('.jp-DirListing-item', { hasText: 'notes.txt' })
+      .click({ button: 'right' });
+    await expect(page.locator('.lm-Menu').first()).toBeVisible();
+    await expect(
+      page.getByRole('menuitem', { name: 'Publish', exact: true })
+    ).toHaveCount(0);
+    await page.keyboard.press('Escape');
+    await page
+      .locator('.jp-DirListing-item', { hasText: 'nb.ipynb' })
+      .click({ button: 'right' });
+    await expect(
+      page.getByRole('menuitem', { name: 'Publish', exact: true })
+    ).toHaveCount(1);
+  });
+
+  test('unsaved changes offer three choices; save and publish', async ({
+    page,
+    tmpPath
+  }) => {
+    const name = `edited-${Date.now()}.ipynb`;
+    const path = `${tmpPath}/${name}`;
+    await addNotebook(page, path);
+    await page.filebrowser.open(name);
+    await page.notebook.setCell(0, 'markdown', '# Edited before publishing');
+    // Not awaited in the page: the command waits for the dialogs.
+    await page.evaluate(p => {
+      void (window as any).jupyterapp.commands.execute('bookshelf:publish', {
+        path: p
+      });
+    }, path);
+    const ask = page.locator('.jp-Dialog', { hasText: 'Unsaved changes' });
+    await expect(ask.getByRole('button', { name: 'Cancel' })).toBeVisible();
+    await expect(
+      ask.getByRole('button', { name: 'Publish Saved Version' })
+    ).toBeVisible();
+    await ask.getByRole('button', { name: 'Save and Publish' }).click();
+    const dialog = publishDialog(page);
+    await expect(
+      dialog.locator('.jp-Bookshelf-publish-status[data-state="new"]')
+    ).toBeVisible();
+    await dialog.getByRole('button', { name: 'Publish' }).click();
+    await expect(
+      page.locator('.Toastify__toast', { hasText: 'Published version' })
+    ).toBeVisible({ timeout: 30000 });
+    const stored = await getObject('published', path);
+    expect(stored!.body.toString('utf8')).toContain('Edited before publishing');
+  });
+});
+
+test.describe('overwrite policy "never"', () => {
+  test.use({ mockSettings: coreSettings({ overwritePolicy: 'never' }) });
+
+  test('refuses an existing object and leaves it unchanged', async ({
+    page,
+    tmpPath
+  }) => {
+    const name = `kept-${Date.now()}.ipynb`;
+    const path = `${tmpPath}/${name}`;
+    await addNotebook(page, path);
+    const original = NOTEBOOK.replace('Forecast', 'Original');
+    await putObject('published', path, original);
+
+    await publishFromContextMenu(page, name);
+    const dialog = publishDialog(page);
+    await expect(dialog).toContainText('the overwrite policy is "never"');
+    await expect(dialog.locator('.jp-mod-accept')).toBeDisabled();
+    await dialog.getByRole('button', { name: 'Cancel' }).click();
+
+    // The API refuses too.
+    const outcome = await page.evaluate(async p => {
+      const app = (window as any).jupyterapp;
+      const services: Map<any, string> = app.pluginRegistry._services;
+      const token = [...services.keys()].find(
+        key => key.name === 'jupyterlab-bookshelf:IBookshelf'
+      );
+      const bookshelf = await app.resolveRequiredService(token);
+      try {
+        await bookshelf.publish(p, { overwrite: true });
+        return 'published';
+      } catch (error: any) {
+        return error.code;
+      }
+    }, path);
+    expect(outcome).toBe('Conflict');
+    const stored = await getObject('published', path);
+    expect(stored!.body.toString('utf8')).toBe(original);
+  });
+});
+
+test.describe('no publish bucket', () => {
+  test.use({ mockSettings: coreSettings({ publishBucket: '' }) });
+
+  test('says publishing is not set up and offers the settings', async ({
+    page,
+    tmpPath
+  }) => {
+    const name = 'unset.ipynb';
+    await addNotebook(page, `${tmpPath}/${name}`);
+    await publishFromContextMenu(page, name);
+    const dialog = page.locator('.jp-Dialog', {
+      hasText: 'Publishing is not set up'
+    });
+    await expect(dialog).toBeVisible();
+    await dialog.getByRole('button', { name: 'Open Settings' }).click();
+    await expect(
+      page.getByRole('main').getByRole('tab', { name: /Settings/ })
+    ).toBeVisible();
+  });
+});
