@@ -1,0 +1,335 @@
+/**
+ * The browser side of `make bench`: clone, publish and their baselines, the
+ * start-up cost, the first use and the memory, measured in Debian's chromium
+ * with Playwright. bench/run.py starts the servers and passes the
+ * configuration as JSON in argv[2]; the results are printed as JSON.
+ */
+const path = require('path');
+const { execFileSync } = require('child_process');
+const { performance } = require('perf_hooks');
+const { chromium } = require(
+  path.join(__dirname, '..', 'ui-tests', 'node_modules', '@playwright', 'test')
+);
+
+const config = JSON.parse(process.argv[2]);
+
+const LAUNCH = {
+  executablePath: process.env.BOOKSHELF_CHROMIUM || '/usr/bin/chromium',
+  args: [
+    '--no-sandbox',
+    '--disable-gpu',
+    '--disable-background-networking',
+    '--disable-component-update',
+    '--disable-sync',
+    '--no-first-run',
+    '--enable-precise-memory-info'
+  ]
+};
+
+function median(values) {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2
+    ? sorted[middle]
+    : (sorted[middle - 1] + sorted[middle]) / 2;
+}
+
+/** Headers of a signed request; the fixture server does not check them. */
+function s3Headers() {
+  const date = new Date().toISOString().replace(/[-:]|\.\d{3}/g, '');
+  return {
+    Authorization:
+      `AWS4-HMAC-SHA256 Credential=bookshelf-demo/${date.slice(0, 8)}/us-east-1/s3/aws4_request, ` +
+      `SignedHeaders=host;x-amz-content-sha256;x-amz-date, Signature=${'0'.repeat(64)}`,
+    'x-amz-date': date,
+    'x-amz-content-sha256': 'UNSIGNED-PAYLOAD'
+  };
+}
+
+function curl(args) {
+  const start = performance.now();
+  execFileSync('curl', ['-sS', '-f', '-o', '/dev/null', ...args]);
+  return performance.now() - start;
+}
+
+/** Open Lab and wait until it is ready; resolves to the time it took. */
+async function openLab(page, url) {
+  const start = performance.now();
+  await page.goto(url, { waitUntil: 'domcontentloaded' });
+  await page.waitForFunction(
+    () =>
+      !!window.jupyterapp && !document.querySelector('#jupyterlab-splash'),
+    null,
+    { timeout: 120000, polling: 20 }
+  );
+  await page.evaluate(() => window.jupyterapp.restored);
+  return performance.now() - start;
+}
+
+/** Start-up: bytes of the extension's JS and the time to Lab ready. */
+async function measureStartup(browser) {
+  const withExtension = [];
+  const withoutExtension = [];
+  let bytes = 0;
+  let files = [];
+  for (let round = 0; round < config.rounds; round++) {
+    for (const variant of ['with', 'without']) {
+      const context = await browser.newContext();
+      const page = await context.newPage();
+      const ours = [];
+      page.on('response', async response => {
+        if (response.url().includes('/extensions/jupyterlab-bookshelf/')) {
+          const body = await response.body().catch(() => Buffer.alloc(0));
+          ours.push({ url: response.url(), size: body.length });
+        }
+      });
+      const url = variant === 'with' ? config.labUrl : config.plainLabUrl;
+      const time = await openLab(page, `${url}/lab`);
+      (variant === 'with' ? withExtension : withoutExtension).push(time);
+      if (variant === 'with') {
+        await page.waitForTimeout(500);
+        const scripts = ours.filter(item => /\.js(\?|$)/.test(item.url));
+        bytes = scripts.reduce((sum, item) => sum + item.size, 0);
+        files = scripts.map(item => path.basename(item.url.split('?')[0]));
+      }
+      await context.close();
+    }
+  }
+  return {
+    startupBytes: bytes,
+    startupFiles: files,
+    readyWith: median(withExtension),
+    readyWithout: median(withoutExtension)
+  };
+}
+
+/** Resolve the page's IBookshelf service onto window.bookshelf. */
+async function exposeBookshelf(page) {
+  await page.evaluate(async () => {
+    const app = window.jupyterapp;
+    const services = app.pluginRegistry._services;
+    const token = [...services.keys()].find(
+      key => key.name === 'jupyterlab-bookshelf:IBookshelf'
+    );
+    window.bookshelf = await app.resolveRequiredService(token);
+  });
+}
+
+async function measureFirstUse(browser) {
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  await openLab(page, `${config.labUrl}/lab`);
+  await exposeBookshelf(page);
+  const loaded = [];
+  page.on('response', async response => {
+    if (response.url().includes('/extensions/jupyterlab-bookshelf/')) {
+      const body = await response.body().catch(() => Buffer.alloc(0));
+      loaded.push({ url: response.url(), size: body.length });
+    }
+  });
+  const key = config.objects['100KB'];
+  const first = await page.evaluate(async key => {
+    const start = performance.now();
+    const model = await window.bookshelf.clone({
+      s3_bucket: 'examples',
+      s3_key: key,
+      target_path: 'bench-first-use/'
+    });
+    const time = performance.now() - start;
+    await window.jupyterapp.serviceManager.contents.delete(model.path);
+    return time;
+  }, key);
+  const again = [];
+  for (let i = 0; i < config.rounds; i++) {
+    again.push(
+      await page.evaluate(async key => {
+        const start = performance.now();
+        const model = await window.bookshelf.clone({
+          s3_bucket: 'examples',
+          s3_key: key,
+          target_path: 'bench-first-use/'
+        });
+        const time = performance.now() - start;
+        await window.jupyterapp.serviceManager.contents.delete(model.path);
+        return time;
+      }, key)
+    );
+  }
+  await context.close();
+  const scripts = loaded.filter(item => /\.js(\?|$)/.test(item.url));
+  return {
+    firstUseBytes: scripts.reduce((sum, item) => sum + item.size, 0),
+    firstUseFiles: scripts.map(item => path.basename(item.url.split('?')[0])),
+    firstUseExtraMs: first - median(again)
+  };
+}
+
+/** Peak JS heap above the start while `task` runs in the page. */
+async function peakHeap(page, session, task, arg) {
+  await session.send('HeapProfiler.collectGarbage');
+  const before = (await session.send('Runtime.getHeapUsage')).usedSize;
+  let peak = before;
+  let running = true;
+  const poll = (async () => {
+    while (running) {
+      const { usedSize } = await session.send('Runtime.getHeapUsage');
+      peak = Math.max(peak, usedSize);
+      await new Promise(resolve => setTimeout(resolve, 10));
+    }
+  })();
+  await page.evaluate(task, arg);
+  running = false;
+  await poll;
+  return peak - before;
+}
+
+async function measureTransfers(browser) {
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  await openLab(page, `${config.labUrl}/lab`);
+  await exposeBookshelf(page);
+  const session = await context.newCDPSession(page);
+  const times = {};
+  for (const size of Object.keys(config.objects)) {
+    times[size] = { clone: [], a: [], b: [], publish: [], c: [] };
+  }
+  for (let round = 0; round < config.rounds; round++) {
+    for (const [size, key] of Object.entries(config.objects)) {
+      const entry = times[size];
+      // (a) curl GET from S3, then curl PUT of the same bytes as a file.
+      const headers = Object.entries(s3Headers()).flatMap(([k, v]) => [
+        '-H',
+        `${k}: ${v}`
+      ]);
+      const start = performance.now();
+      execFileSync('curl', [
+        '-sS',
+        '-f',
+        '-o',
+        config.files[size].download,
+        ...headers,
+        `${config.s3Url}/examples/${key}`
+      ]);
+      curl([
+        '-X',
+        'PUT',
+        '-H',
+        'Content-Type: application/json',
+        '--data-binary',
+        `@${config.files[size].fileModel}`,
+        `${config.labUrl}/api/contents/bench-baseline/a-${size}.ipynb`
+      ]);
+      entry.a.push(performance.now() - start);
+      // (b) the same bytes PUT as a notebook model.
+      entry.b.push(
+        curl([
+          '-X',
+          'PUT',
+          '-H',
+          'Content-Type: application/json',
+          '--data-binary',
+          `@${config.files[size].notebookModel}`,
+          `${config.labUrl}/api/contents/bench-baseline/b-${size}.ipynb`
+        ])
+      );
+      // The extension's clone, from call to the file saved.
+      entry.clone.push(
+        await page.evaluate(async key => {
+          const start = performance.now();
+          const model = await window.bookshelf.clone({
+            s3_bucket: 'examples',
+            s3_key: key,
+            target_path: 'bench-clones/'
+          });
+          const time = performance.now() - start;
+          await window.jupyterapp.serviceManager.contents.delete(model.path);
+          return time;
+        }, key)
+      );
+      // The extension's publish, from call to the object stored.
+      entry.publish.push(
+        await page.evaluate(async source => {
+          const start = performance.now();
+          await window.bookshelf.publish(source, { overwrite: true });
+          return performance.now() - start;
+        }, config.sources[size])
+      );
+      // (c) a plain fetch PUT of the same bytes to the same S3 server.
+      entry.c.push(
+        await page.evaluate(
+          async ({ source, url, headers }) => {
+            const response = await fetch(`/files/${source}`);
+            const bytes = new Uint8Array(await response.arrayBuffer());
+            const start = performance.now();
+            const put = await fetch(url, {
+              method: 'PUT',
+              body: bytes,
+              headers: { ...headers, 'Content-Type': 'application/x-ipynb+json' }
+            });
+            if (!put.ok) {
+              throw new Error(`PUT ${put.status}`);
+            }
+            return performance.now() - start;
+          },
+          {
+            source: config.sources[size],
+            url: `${config.s3Url}/published/bench-baseline/${size}.ipynb`,
+            headers: s3Headers()
+          }
+        )
+      );
+    }
+  }
+  const largest = Object.keys(config.objects).pop();
+  const cloneHeap = await peakHeap(
+    page,
+    session,
+    async key => {
+      const model = await window.bookshelf.clone({
+        s3_bucket: 'examples',
+        s3_key: key,
+        target_path: 'bench-clones/'
+      });
+      await window.jupyterapp.serviceManager.contents.delete(model.path);
+    },
+    config.objects[largest]
+  );
+  const publishHeap = await peakHeap(
+    page,
+    session,
+    async source => {
+      await window.bookshelf.publish(source, { overwrite: true });
+    },
+    config.sources[largest]
+  );
+  await context.close();
+  const medians = {};
+  for (const [size, entry] of Object.entries(times)) {
+    medians[size] = Object.fromEntries(
+      Object.entries(entry).map(([name, values]) => [name, median(values)])
+    );
+  }
+  return { medians, largest, cloneHeap, publishHeap };
+}
+
+(async () => {
+  const browser = await chromium.launch(LAUNCH);
+  try {
+    const startup = await measureStartup(browser);
+    const firstUse = await measureFirstUse(browser);
+    const transfers = await measureTransfers(browser);
+    console.log(
+      JSON.stringify({
+        browser: browser.version(),
+        ...startup,
+        ...firstUse,
+        ...transfers
+      })
+    );
+  } finally {
+    await browser.close();
+  }
+})().catch(error => {
+  console.error(error);
+  process.exit(1);
+});

@@ -1,0 +1,246 @@
+"""`make bench`: clone and publish speed against baselines, start-up cost,
+first use and memory. Starts the S3 server and JupyterLab as the tests do
+(scripts/serve.py), plus a second JupyterLab with the extension disabled,
+runs bench/measure.js in Debian's chromium, prints a markdown table and writes
+it to bench/results/latest.md.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import shutil
+import signal
+import subprocess
+import sys
+import time
+import urllib.request
+from datetime import datetime, timezone
+from pathlib import Path
+
+BENCH = Path(__file__).resolve().parent
+REPO = BENCH.parent
+sys.path.insert(0, str(REPO / "scripts"))
+sys.path.insert(0, str(BENCH))
+
+from make_notebooks import SIZES, make_notebook  # noqa: E402
+from s3_fixture import s3_client  # noqa: E402
+
+LAB_PORT = int(os.environ.get("BOOKSHELF_BENCH_LAB_PORT", "17888"))
+PLAIN_LAB_PORT = LAB_PORT + 1
+S3_PORT = int(os.environ.get("BOOKSHELF_BENCH_S3_PORT", "17000"))
+ROUNDS = int(os.environ.get("BOOKSHELF_BENCH_ROUNDS", "5"))
+RUN_DIR = REPO / ".run" / "bench"
+
+
+def wait_for(url: str, timeout: float = 120.0) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            with urllib.request.urlopen(url, timeout=2):
+                return
+        except OSError:
+            time.sleep(0.5)
+    raise RuntimeError(f"{url} did not answer within {timeout:.0f} s")
+
+
+def start_plain_lab(root: Path) -> subprocess.Popen:
+    """JupyterLab without the extension: its page config disables it."""
+    config_dir = RUN_DIR / "plain-config"
+    (config_dir / "labconfig").mkdir(parents=True, exist_ok=True)
+    (config_dir / "labconfig" / "page_config.json").write_text(
+        json.dumps({"disabledExtensions": {"jupyterlab-bookshelf": True}})
+    )
+    env = dict(os.environ, JUPYTER_CONFIG_DIR=str(config_dir))
+    command = [
+        sys.executable,
+        "-m",
+        "jupyterlab",
+        f"--config={REPO / 'ui-tests' / 'jupyter_server_test_config.py'}",
+        "--ServerApp.ip=127.0.0.1",
+        f"--ServerApp.port={PLAIN_LAB_PORT}",
+        "--ServerApp.port_retries=0",
+        f"--ServerApp.root_dir={root}",
+    ]
+    if os.geteuid() == 0:
+        command.append("--ServerApp.allow_root=True")
+    log = open(RUN_DIR / "plain-lab.log", "ab")  # noqa: SIM115
+    return subprocess.Popen(command, env=env, stdout=log, stderr=subprocess.STDOUT)
+
+
+def stop(process: subprocess.Popen) -> None:
+    if process.poll() is None:
+        process.send_signal(signal.SIGTERM)
+        try:
+            process.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            process.kill()
+
+
+def prepare(root: Path, endpoint: str) -> dict:
+    """Put the notebooks in S3 and in the file tree; prebuild curl bodies."""
+    client = s3_client(endpoint)
+    work = RUN_DIR / "work"
+    work.mkdir(parents=True, exist_ok=True)
+    (root / "bench").mkdir(exist_ok=True)
+    (root / "bench-baseline").mkdir(exist_ok=True)
+    (root / "bench-clones").mkdir(exist_ok=True)
+    (root / "bench-first-use").mkdir(exist_ok=True)
+    objects, sources, files, sizes = {}, {}, {}, {}
+    for label, size in SIZES.items():
+        data = make_notebook(size)
+        sizes[label] = len(data)
+        key = f"bench/nb-{label}.ipynb"
+        client.put_object(
+            Bucket="examples", Key=key, Body=data, ContentType="application/x-ipynb+json"
+        )
+        objects[label] = key
+        (root / "bench" / f"nb-{label}.ipynb").write_bytes(data)
+        sources[label] = f"bench/nb-{label}.ipynb"
+        text = data.decode()
+        file_model = work / f"file-{label}.json"
+        file_model.write_text(json.dumps({"type": "file", "format": "text", "content": text}))
+        notebook_model = work / f"notebook-{label}.json"
+        notebook_model.write_text(json.dumps({"type": "notebook", "content": json.loads(text)}))
+        files[label] = {
+            "download": str(work / f"download-{label}.ipynb"),
+            "fileModel": str(file_model),
+            "notebookModel": str(notebook_model),
+        }
+    return {"objects": objects, "sources": sources, "files": files, "sizes": sizes}
+
+
+def table(results: dict, sizes: dict) -> str:
+    def ms(value: float) -> str:
+        return f"{value:,.0f} ms" if value >= 10 else f"{value:.1f} ms"
+
+    def kb(value: float) -> str:
+        return f"{value / 1024:,.1f} KB"
+
+    lines = [
+        "# Benchmarks",
+        "",
+        f"Run {datetime.now(timezone.utc):%Y-%m-%d %H:%M} UTC on {platform.machine()},"
+        f" {os.cpu_count()} cores, {platform.system()} {platform.release()},"
+        f" Python {platform.python_version()}, Chromium {results['browser']};"
+        f" median of {ROUNDS} runs, variants interleaved.",
+        "",
+        "## Clone (`IBookshelf.clone`, call to file saved)",
+        "",
+        "| size | clone | (a) curl GET + PUT as file | (b) PUT as notebook model"
+        " | clone / (a) | (b) / clone |",
+        "|---|---|---|---|---|---|",
+    ]
+    medians = results["medians"]
+    for label, entry in medians.items():
+        lines.append(
+            f"| {label} ({sizes[label] / 1024**2:.2f} MiB) | {ms(entry['clone'])} | {ms(entry['a'])}"
+            f" | {ms(entry['b'])} | {entry['clone'] / entry['a']:.2f}×"
+            f" | {entry['b'] / entry['clone']:.1f}× |"
+        )
+    lines += [
+        "",
+        "Targets: clone at 10 MB and 50 MB at most 1.5× (a) and at least 5× faster than (b);"
+        " at 100 KB at most 50 ms more than (a)"
+        f" (here: {medians['100KB']['clone'] - medians['100KB']['a']:+.0f} ms).",
+        "",
+        "## Publish (`IBookshelf.publish`, call to object stored)",
+        "",
+        "| size | publish | (c) fetch PUT from the page | publish / (c) |",
+        "|---|---|---|---|",
+    ]
+    for label, entry in medians.items():
+        lines.append(
+            f"| {label} | {ms(entry['publish'])} | {ms(entry['c'])}"
+            f" | {entry['publish'] / entry['c']:.2f}× |"
+        )
+    largest = results["largest"]
+    lines += [
+        "",
+        "Target: at most 1.2× (c) at every size.",
+        "",
+        "## Start-up and first use",
+        "",
+        "| measure | value | target |",
+        "|---|---|---|",
+        f"| JS the extension adds to Lab's start-up | {kb(results['startupBytes'])}"
+        f" ({', '.join(results['startupFiles'])}) | at most 12 KB |",
+        f"| Lab ready with the extension | {ms(results['readyWith'])} | within noise of without |",
+        f"| Lab ready without the extension | {ms(results['readyWithout'])} | |",
+        f"| JS loaded on the first clone | {kb(results['firstUseBytes'])}"
+        f" ({', '.join(results['firstUseFiles'])}) | at most 220 KB |",
+        f"| extra time of the first clone (100 KB) | {ms(results['firstUseExtraMs'])} | |",
+        "",
+        "## Memory",
+        "",
+        "| measure | peak JS heap above the start | × object size | target |",
+        "|---|---|---|---|",
+        f"| clone of {largest} | {results['cloneHeap'] / 1024**2:,.1f} MiB"
+        f" | {results['cloneHeap'] / sizes[largest]:.2f}× | at most 4× |",
+        f"| publish of {largest} | {results['publishHeap'] / 1024**2:,.1f} MiB"
+        f" | {results['publishHeap'] / sizes[largest]:.2f}× | at most 4× |",
+        "",
+    ]
+    return "\n".join(lines)
+
+
+def main() -> int:
+    if RUN_DIR.exists():
+        shutil.rmtree(RUN_DIR)
+    RUN_DIR.mkdir(parents=True)
+    serve = subprocess.Popen(
+        [
+            sys.executable,
+            str(REPO / "scripts" / "serve.py"),
+            "--mode",
+            "test",
+            "--s3-port",
+            str(S3_PORT),
+            "--lab-port",
+            str(LAB_PORT),
+            "--run-dir",
+            str(RUN_DIR / "servers"),
+        ],
+        stdout=subprocess.DEVNULL,
+    )
+    plain = None
+    try:
+        lab_url = f"http://127.0.0.1:{LAB_PORT}"
+        wait_for(f"{lab_url}/api/status")
+        info = json.loads((RUN_DIR / "servers" / "fixture.json").read_text())
+        root = Path(info["root_dir"])
+        plain = start_plain_lab(root)
+        wait_for(f"http://127.0.0.1:{PLAIN_LAB_PORT}/api/status")
+        prepared = prepare(root, info["endpoint_url"])
+        config = {
+            "labUrl": lab_url,
+            "plainLabUrl": f"http://127.0.0.1:{PLAIN_LAB_PORT}",
+            "s3Url": info["endpoint_url"],
+            "rounds": ROUNDS,
+            **{k: prepared[k] for k in ("objects", "sources", "files")},
+        }
+        output = subprocess.run(
+            ["node", str(BENCH / "measure.js"), json.dumps(config)],
+            check=True,
+            capture_output=True,
+            text=True,
+        ).stdout
+        results = json.loads(output.strip().splitlines()[-1])
+        markdown = table(results, prepared["sizes"])
+        (BENCH / "results").mkdir(exist_ok=True)
+        (BENCH / "results" / "latest.md").write_text(markdown)
+        (BENCH / "results" / "latest.json").write_text(json.dumps(results, indent=1) + "\n")
+        print(markdown)
+        return 0
+    except subprocess.CalledProcessError as error:
+        print(error.stderr, file=sys.stderr)
+        return 1
+    finally:
+        if plain:
+            stop(plain)
+        stop(serve)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
