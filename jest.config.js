@@ -23,6 +23,9 @@ const baseConfig = jestJupyterLab(__dirname);
 module.exports = {
   ...baseConfig,
   automock: false,
+  // Only the sources: the virtualenv, the build and the UI tests hold
+  // thousands of files that jest would otherwise index.
+  roots: ['<rootDir>/src'],
   collectCoverageFrom: [
     'src/**/*.{ts,tsx}',
     '!src/**/*.d.ts',
