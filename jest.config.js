@@ -26,6 +26,8 @@ module.exports = {
   // Only the sources: the virtualenv, the build and the UI tests hold
   // thousands of files that jest would otherwise index.
   roots: ['<rootDir>/src'],
+  // Some tests move megabytes through the fakes: room for a loaded machine.
+  testTimeout: 30000,
   collectCoverageFrom: [
     'src/**/*.{ts,tsx}',
     '!src/**/*.d.ts',

@@ -3,7 +3,8 @@
  * and the lazily loaded S3 client, with clone, publish and info. No UI here;
  * the plugins add dialogs around it.
  */
-import type { Contents, ServerConnection } from '@jupyterlab/services';
+import { URLExt } from '@jupyterlab/coreutils';
+import { Contents, ServerConnection } from '@jupyterlab/services';
 import { nullTranslator, TranslationBundle } from '@jupyterlab/translation';
 import { ISignal, Signal } from '@lumino/signaling';
 
@@ -11,7 +12,6 @@ import type { ICloneDependencies } from './clone/clone';
 import { BookshelfError } from './errors';
 import { requestAPI } from './request';
 import { CredentialsProvider } from './s3/credentials';
-import { diagnoseNetworkFailure, toBookshelfError } from './s3/diagnosis';
 import { loadObjectStore } from './s3/loader';
 import type { IObjectStore } from './s3/types';
 import { checkSettings, DEFAULT_SETTINGS } from './settings';
@@ -98,6 +98,9 @@ export class BookshelfModel implements IBookshelf {
     error: unknown,
     context: { bucket?: string; key?: string; versionId?: string } = {}
   ): Promise<BookshelfError> {
+    // Loaded on the first failure, not at start-up.
+    const { diagnoseNetworkFailure, toBookshelfError } =
+      await import('./s3/diagnosis');
     const failure = toBookshelfError(error, {
       ...context,
       endpointUrl: this._settings.endpointUrl
@@ -168,7 +171,11 @@ export class BookshelfModel implements IBookshelf {
     );
     try {
       return await publishNotebook(
-        { store: await this.objectStore(), contents: this._options.contents },
+        {
+          store: await this.objectStore(),
+          contents: this._options.contents,
+          readBytes: path => this._readSavedBytes(path)
+        },
         path,
         {
           ...options,
@@ -213,6 +220,31 @@ export class BookshelfModel implements IBookshelf {
       return info;
     }
     return { ...info, checks: [shimCheck, ...(await this._liveChecks())] };
+  }
+
+  /**
+   * A saved file's bytes from the server's `/files/` path; null when the
+   * file does not exist.
+   */
+  private async _readSavedBytes(path: string): Promise<Uint8Array | null> {
+    const settings = this._options.serverSettings;
+    const url = URLExt.join(
+      settings.baseUrl,
+      'files',
+      URLExt.encodeParts(path)
+    );
+    const response = await ServerConnection.makeRequest(
+      url,
+      { cache: 'no-store' },
+      settings
+    );
+    if (response.status === 404) {
+      return null;
+    }
+    if (!response.ok) {
+      throw new ServerConnection.ResponseError(response);
+    }
+    return new Uint8Array(await response.arrayBuffer());
   }
 
   private async _liveChecks(): Promise<IInfoCheck[]> {

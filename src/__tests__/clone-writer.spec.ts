@@ -200,6 +200,20 @@ describe('writeNewFile', () => {
   });
 
   describe('chunked upload', () => {
+    it('saves up to 8 MiB in one request by default', async () => {
+      const bytes = randomBytes(3 * MiB, 7);
+      await writeNewFile(
+        contents,
+        'work',
+        'one.bin',
+        { bytes, format: 'base64' },
+        { locks }
+      );
+      const saves = contents.calls.filter(call => call.method === 'save');
+      expect(saves.map(call => call.chunk)).toEqual([undefined]);
+      expect(bytesEqual(contents.readBytes('work/one.bin'), bytes)).toBe(true);
+    });
+
     it('reassembles a 3 MiB binary byte for byte', async () => {
       const bytes = randomBytes(3 * MiB, 42);
       const progress: number[] = [];
@@ -208,7 +222,11 @@ describe('writeNewFile', () => {
         'work',
         'data.bin',
         { bytes, format: 'base64' },
-        { locks, onProgress: ({ loaded }) => progress.push(loaded) }
+        {
+          locks,
+          chunkSize: MiB,
+          onProgress: ({ loaded }) => progress.push(loaded)
+        }
       );
       const saves = contents.calls.filter(call => call.method === 'save');
       expect(saves.map(call => call.chunk)).toEqual([1, 2, -1]);
@@ -262,7 +280,7 @@ describe('writeNewFile', () => {
           '',
           'data.bin',
           { bytes: randomBytes(5 * MiB), format: 'base64' },
-          { locks, signal: controller.signal }
+          { locks, chunkSize: MiB, signal: controller.signal }
         )
       );
       expect(error).toBeInstanceOf(BookshelfError);
@@ -283,7 +301,7 @@ describe('writeNewFile', () => {
           '',
           'data.bin',
           { bytes: randomBytes(3 * MiB), format: 'base64' },
-          { locks }
+          { locks, chunkSize: MiB }
         )
       );
       expect(error).toBeInstanceOf(ServerConnection.ResponseError);

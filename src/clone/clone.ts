@@ -43,7 +43,7 @@ export interface ICloneObjectOptions {
   maxObjectSizeMB: number;
   signal?: AbortSignal;
   onProgress?: (progress: ICloneProgress) => void;
-  /** Passed to the writer; default: 1 MiB. */
+  /** Passed to the writer; default: 8 MiB. */
   chunkSize?: number;
 }
 

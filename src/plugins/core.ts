@@ -17,7 +17,6 @@ import { CredentialsProvider } from '../s3/credentials';
 import { parseSettings } from '../settings';
 import { CORE_PLUGIN_ID, IBookshelf } from '../tokens';
 import { VERSION } from '../version';
-import { askForCredentials } from '../widgets/CredentialsDialog';
 
 /**
  * Loads the settings and provides the Bookshelf service.
@@ -39,7 +38,9 @@ export const corePlugin: JupyterFrontEndPlugin<IBookshelf> = {
     const trans = (translator ?? nullTranslator).load(TRANSLATION_DOMAIN);
     const serverSettings = app.serviceManager.serverSettings;
     const credentials = new CredentialsProvider({
-      prompt: () => askForCredentials(trans),
+      // The dialog's code loads when it is first needed.
+      prompt: async () =>
+        (await import('../widgets/CredentialsDialog')).askForCredentials(trans),
       // Same-origin credentials URL: relative ones are below the base URL,
       // and the request carries the user's Jupyter authentication.
       fetch: url =>

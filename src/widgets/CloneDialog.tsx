@@ -2,6 +2,8 @@ import { Dialog, ReactWidget, showDialog } from '@jupyterlab/apputils';
 import { TranslationBundle } from '@jupyterlab/translation';
 import * as React from 'react';
 
+import '../../style/widgets.css';
+
 import {
   isBucketAllowed,
   keyBaseName,

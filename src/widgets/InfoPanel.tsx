@@ -3,6 +3,8 @@ import { TranslationBundle } from '@jupyterlab/translation';
 import { Button } from '@jupyterlab/ui-components';
 import * as React from 'react';
 
+import '../../style/widgets.css';
+
 import { publicSettings } from '../settings';
 import type { IBookshelf, IBookshelfInfo } from '../tokens';
 
