@@ -64,6 +64,11 @@ export default defineConfig([
         'single',
         { avoidEscape: true, allowTemplateLiterals: false }
       ],
+      // Every user-facing string goes through ITranslator.
+      'jupyter/no-untranslated-string': 'error',
+      'jupyter/no-dynamic-translation': 'error',
+      'jupyter/incorrect-translator-usage': 'error',
+      'jupyter/command-described-by': 'error',
       curly: ['error', 'all'],
       eqeqeq: 'error',
       'prefer-arrow-callback': 'error'
