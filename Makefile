@@ -35,12 +35,13 @@ BUILT := jupyterlab_bookshelf/labextension/package.json
 CHROMIUM := /usr/bin/chromium
 FRONTEND_SOURCES := $(shell find src style schema -type f 2>/dev/null) package.json tsconfig.json
 
-.PHONY: help setup demo test bench lint clean
+.PHONY: help setup demo test bench screenshots lint clean
 
 help:
 	@echo "make demo   start the S3 server and JupyterLab with the extension"
 	@echo "make test   lint, jest, pytest and the Galata UI tests"
 	@echo "make bench  benchmarks"
+	@echo "make screenshots  the README's pictures"
 
 setup: $(STAMP_DEV)
 
@@ -91,6 +92,10 @@ test: setup $(STAMP_UI) $(CHROMIUM)
 
 bench: setup $(STAMP_UI) $(CHROMIUM)
 	$(PYTHON) bench/run.py
+
+# The README's pictures (docs/images/), from the UI tests' servers.
+screenshots: setup $(STAMP_UI) $(CHROMIUM)
+	cd ui-tests && $(JLPM) playwright test -c screenshots.config.js
 
 clean:
 	rm -rf lib tsconfig.tsbuildinfo jupyterlab_bookshelf/labextension .run .test-results
