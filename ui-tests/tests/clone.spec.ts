@@ -174,6 +174,18 @@ test.describe('clone through the API', () => {
       'q3-2.ipynb',
       'q3.ipynb'
     ]);
+    // A cloned notebook is not trusted: its outputs run no script until
+    // the user trusts it.
+    const trust = await page.evaluate(async path => {
+      const model = await (
+        window as any
+      ).jupyterapp.serviceManager.contents.get(path);
+      return model.content.cells
+        .filter((cell: any) => cell.cell_type === 'code')
+        .map((cell: any) => cell.metadata.trusted);
+    }, paths[0]);
+    expect(trust.length).toBeGreaterThan(0);
+    expect(trust.every((trusted: unknown) => trusted === false)).toBe(true);
   });
 
   test('a given version is cloned, not the latest', async ({
