@@ -57,8 +57,7 @@ async function openLab(page, url) {
   const start = performance.now();
   await page.goto(url, { waitUntil: 'domcontentloaded' });
   await page.waitForFunction(
-    () =>
-      !!window.jupyterapp && !document.querySelector('#jupyterlab-splash'),
+    () => !!window.jupyterapp && !document.querySelector('#jupyterlab-splash'),
     null,
     { timeout: 120000, polling: 20 }
   );
@@ -115,6 +114,27 @@ async function exposeBookshelf(page) {
   });
 }
 
+/**
+ * Clone an object in the page and delete the copy; resolves to the time
+ * from the call to the file saved.
+ */
+function timeClone(page, key, folder) {
+  return page.evaluate(
+    async ({ key, folder }) => {
+      const start = performance.now();
+      const model = await window.bookshelf.clone({
+        s3_bucket: 'examples',
+        s3_key: key,
+        target_path: folder
+      });
+      const time = performance.now() - start;
+      await window.jupyterapp.serviceManager.contents.delete(model.path);
+      return time;
+    },
+    { key, folder }
+  );
+}
+
 async function measureFirstUse(browser) {
   const context = await browser.newContext();
   const page = await context.newPage();
@@ -128,32 +148,10 @@ async function measureFirstUse(browser) {
     }
   });
   const key = config.objects['100KB'];
-  const first = await page.evaluate(async key => {
-    const start = performance.now();
-    const model = await window.bookshelf.clone({
-      s3_bucket: 'examples',
-      s3_key: key,
-      target_path: 'bench-first-use/'
-    });
-    const time = performance.now() - start;
-    await window.jupyterapp.serviceManager.contents.delete(model.path);
-    return time;
-  }, key);
+  const first = await timeClone(page, key, 'bench-first-use/');
   const again = [];
   for (let i = 0; i < config.rounds; i++) {
-    again.push(
-      await page.evaluate(async key => {
-        const start = performance.now();
-        const model = await window.bookshelf.clone({
-          s3_bucket: 'examples',
-          s3_key: key,
-          target_path: 'bench-first-use/'
-        });
-        const time = performance.now() - start;
-        await window.jupyterapp.serviceManager.contents.delete(model.path);
-        return time;
-      }, key)
-    );
+    again.push(await timeClone(page, key, 'bench-first-use/'));
   }
   await context.close();
   const scripts = loaded.filter(item => /\.js(\?|$)/.test(item.url));
@@ -233,19 +231,7 @@ async function measureTransfers(browser) {
         ])
       );
       // The extension's clone, from call to the file saved.
-      entry.clone.push(
-        await page.evaluate(async key => {
-          const start = performance.now();
-          const model = await window.bookshelf.clone({
-            s3_bucket: 'examples',
-            s3_key: key,
-            target_path: 'bench-clones/'
-          });
-          const time = performance.now() - start;
-          await window.jupyterapp.serviceManager.contents.delete(model.path);
-          return time;
-        }, key)
-      );
+      entry.clone.push(await timeClone(page, key, 'bench-clones/'));
       // The extension's publish, from call to the object stored.
       entry.publish.push(
         await page.evaluate(async source => {
@@ -264,7 +250,10 @@ async function measureTransfers(browser) {
             const put = await fetch(url, {
               method: 'PUT',
               body: bytes,
-              headers: { ...headers, 'Content-Type': 'application/x-ipynb+json' }
+              headers: {
+                ...headers,
+                'Content-Type': 'application/x-ipynb+json'
+              }
             });
             if (!put.ok) {
               throw new Error(`PUT ${put.status}`);

@@ -20,15 +20,15 @@ class CredentialsForm
   }
 
   getValue(): ICredentials | null {
-    const accessKeyId = this._accessKeyId.trim();
-    const secretAccessKey = this._secretAccessKey.trim();
+    const accessKeyId = this._values.accessKeyId.trim();
+    const secretAccessKey = this._values.secretAccessKey.trim();
     if (!accessKeyId || !secretAccessKey) {
       return null;
     }
     return {
       accessKeyId,
       secretAccessKey,
-      sessionToken: this._sessionToken.trim() || undefined
+      sessionToken: this._values.sessionToken.trim() || undefined
     };
   }
 
@@ -45,49 +45,47 @@ class CredentialsForm
             'Bookshelf keeps these credentials in this browser tab only, until you reload it or run "Forget S3 Credentials".'
           )}
         </p>
-        <label className="jp-Bookshelf-field">
-          <span>{trans.__('Access key id')}</span>
-          <input
-            className="jp-mod-styled"
-            name="accessKeyId"
-            autoFocus
-            spellCheck={false}
-            onChange={event => {
-              this._accessKeyId = event.target.value;
-            }}
-          />
-        </label>
-        <label className="jp-Bookshelf-field">
-          <span>{trans.__('Secret access key')}</span>
-          <input
-            className="jp-mod-styled"
-            name="secretAccessKey"
-            type="password"
-            spellCheck={false}
-            onChange={event => {
-              this._secretAccessKey = event.target.value;
-            }}
-          />
-        </label>
-        <label className="jp-Bookshelf-field">
-          <span>{trans.__('Session token (optional)')}</span>
-          <input
-            className="jp-mod-styled"
-            name="sessionToken"
-            type="password"
-            spellCheck={false}
-            onChange={event => {
-              this._sessionToken = event.target.value;
-            }}
-          />
-        </label>
+        {this._fields().map(field => (
+          <label className="jp-Bookshelf-field" key={field.name}>
+            <span>{field.label}</span>
+            <input
+              className="jp-mod-styled"
+              name={field.name}
+              type={field.secret ? 'password' : 'text'}
+              autoFocus={field.name === 'accessKeyId'}
+              spellCheck={false}
+              onChange={event => {
+                this._values[field.name] = event.target.value;
+              }}
+            />
+          </label>
+        ))}
       </form>
     );
   }
 
-  private _accessKeyId = '';
-  private _secretAccessKey = '';
-  private _sessionToken = '';
+  private _fields(): {
+    name: keyof CredentialsForm['_values'];
+    label: string;
+    secret: boolean;
+  }[] {
+    const trans = this._trans;
+    return [
+      { name: 'accessKeyId', label: trans.__('Access key id'), secret: false },
+      {
+        name: 'secretAccessKey',
+        label: trans.__('Secret access key'),
+        secret: true
+      },
+      {
+        name: 'sessionToken',
+        label: trans.__('Session token (optional)'),
+        secret: true
+      }
+    ];
+  }
+
+  private _values = { accessKeyId: '', secretAccessKey: '', sessionToken: '' };
 }
 
 /**
