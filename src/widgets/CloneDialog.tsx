@@ -181,7 +181,7 @@ export function CloneForm(props: ICloneFormProps): JSX.Element {
     id: `jp-bookshelf-clone-${input}`,
     name: input,
     className: problems[input]
-      ? 'jp-mod-styled jp-Bookshelf-input jp-mod-error'
+      ? 'jp-mod-styled jp-Bookshelf-input jp-mod-invalid'
       : 'jp-mod-styled jp-Bookshelf-input',
     'aria-invalid': problems[input] ? true : undefined,
     'aria-describedby': problems[input]
@@ -308,8 +308,10 @@ class CloneDialogBody
     );
   }
 
-  // The dialog's own check looks at inputs on 'input' events only; the form
-  // knows better (allowed buckets, cross-field rules).
+  // The form enables the button itself. It marks problems with
+  // `jp-mod-invalid`, not `jp-mod-error`: the dialog's own check reads that
+  // class at each 'input' event, before React has re-rendered, and would
+  // then refuse Enter on values that are valid by now.
   private _setAcceptEnabled(enabled: boolean): void {
     const dialog = this.node.closest('.jp-Dialog');
     const accept = dialog?.querySelector<HTMLButtonElement>(

@@ -147,7 +147,7 @@ export function PublishForm(props: IPublishFormProps): JSX.Element {
         id="jp-bookshelf-publish-status"
         className={
           failed
-            ? 'jp-Bookshelf-publish-status jp-mod-error'
+            ? 'jp-Bookshelf-publish-status jp-mod-invalid'
             : 'jp-Bookshelf-publish-status'
         }
         data-state={
