@@ -65,9 +65,9 @@ for (const theme of ['light', 'dark']) {
     });
 
     test('the info panel', async ({ page }) => {
-      await page.evaluate(() =>
-        (window as any).jupyterapp.commands.execute('bookshelf:info')
-      );
+      await page.evaluate(async () => {
+        await (window as any).jupyterapp.commands.execute('bookshelf:info');
+      });
       const panel = page.locator('.jp-Bookshelf-infoPanel');
       await expect(
         panel.locator('[data-check="versioning"][data-ok="true"]')

@@ -35,9 +35,9 @@ test.describe('the extension in JupyterLab', () => {
   test('the info panel shows the endpoint and passing checks', async ({
     page
   }) => {
-    await page.evaluate(() =>
-      (window as any).jupyterapp.commands.execute('bookshelf:info')
-    );
+    await page.evaluate(async () => {
+      await (window as any).jupyterapp.commands.execute('bookshelf:info');
+    });
     const panel = page.locator('.jp-Bookshelf-infoPanel');
     await expect(panel).toBeVisible();
     await expect(panel.locator('[data-setting="endpointUrl"] td')).toHaveText(
@@ -77,9 +77,9 @@ test.describe('the extension in JupyterLab', () => {
     expect(ours.filter(url => url.includes('bookshelf-s3'))).toEqual([]);
 
     // The info panel's checks use S3: now the chunk is fetched.
-    await page.evaluate(() =>
-      (window as any).jupyterapp.commands.execute('bookshelf:info')
-    );
+    await page.evaluate(async () => {
+      await (window as any).jupyterapp.commands.execute('bookshelf:info');
+    });
     await expect(
       page.locator('[data-check="publish-bucket"][data-ok="true"]')
     ).toBeVisible();
