@@ -2,7 +2,7 @@ import {
   JupyterFrontEnd,
   JupyterFrontEndPlugin
 } from '@jupyterlab/application';
-import { ICommandPalette } from '@jupyterlab/apputils';
+import { ICommandPalette, Notification } from '@jupyterlab/apputils';
 import { URLExt } from '@jupyterlab/coreutils';
 import { ServerConnection } from '@jupyterlab/services';
 import { ISettingRegistry } from '@jupyterlab/settingregistry';
@@ -12,9 +12,11 @@ import { CommandIDs, PALETTE_CATEGORY, TRANSLATION_DOMAIN } from '../commands';
 // The service is provided at activation: these load with the plugin.
 // eslint-disable-next-line jupyter/prefer-lazy-imports
 import { BookshelfModel } from '../model';
+import { BookshelfError } from '../errors';
+// eslint-disable-next-line jupyter/prefer-lazy-imports
 import { CredentialsProvider } from '../s3/credentials';
 // eslint-disable-next-line jupyter/prefer-lazy-imports
-import { parseSettings } from '../settings';
+import { displayUrl, parseSettings } from '../settings';
 import { CORE_PLUGIN_ID, IBookshelf } from '../tokens';
 import { VERSION } from '../version';
 import { askForCredentials } from '../widgets/CredentialsDialog';
@@ -45,7 +47,7 @@ export const corePlugin: JupyterFrontEndPlugin<IBookshelf> = {
       fetch: url =>
         ServerConnection.makeRequest(
           resolveServerUrl(url, serverSettings.baseUrl),
-          {},
+          { cache: 'no-store' },
           serverSettings
         )
     });
@@ -81,6 +83,12 @@ export const corePlugin: JupyterFrontEndPlugin<IBookshelf> = {
       describedBy: { args: { type: 'object', properties: {} } },
       execute: () => {
         credentials.forget();
+        Notification.info(
+          trans.__(
+            'Bookshelf forgot the S3 credentials of this tab; it asks for them (or fetches them) again on next use.'
+          ),
+          { autoClose: 5000 }
+        );
       }
     });
     palette?.addItem({
@@ -101,7 +109,11 @@ export function resolveServerUrl(url: string, baseUrl: string): string {
     ? new URL(url, base.origin)
     : new URL(URLExt.join(base.pathname, url), base.origin);
   if (resolved.origin !== base.origin) {
-    throw new Error('The credentials URL must be on the Jupyter server.');
+    throw new BookshelfError(
+      'NotConfigured',
+      'The credentials URL must be on the Jupyter server.',
+      { reason: 'endpoint-cross-origin', url: displayUrl(url) }
+    );
   }
   return resolved.href;
 }
