@@ -317,6 +317,11 @@ export class LiveChecks {
         trans.__('Not checked: no credentials (see Credentials).')
       );
     }
+    if (service.state === 'skip') {
+      return skipAll(
+        trans.__('Not checked until the settings are corrected (see Settings).')
+      );
+    }
     if (service.state !== 'pass') {
       return skipAll(
         trans.__(
