@@ -100,14 +100,19 @@ export const corePlugin: JupyterFrontEndPlugin<IBookshelf> = {
 };
 
 /**
- * Resolve a same-origin URL from the settings: an absolute path stays, a
- * relative one is below the server's base URL, another origin is refused.
+ * Resolve a same-origin URL from the settings: an absolute URL or path
+ * stays, a relative one is below the server's base URL, another origin is
+ * refused.
  */
 export function resolveServerUrl(url: string, baseUrl: string): string {
   const base = new URL(baseUrl, window.location.href);
-  const resolved = url.startsWith('/')
+  const absolute =
+    /^[a-zA-Z][a-zA-Z0-9+.-]*:/.test(url) || url.startsWith('//');
+  const resolved = absolute
     ? new URL(url, base.origin)
-    : new URL(URLExt.join(base.pathname, url), base.origin);
+    : url.startsWith('/')
+      ? new URL(url, base.origin)
+      : new URL(URLExt.join(base.pathname, url), base.origin);
   if (resolved.origin !== base.origin) {
     throw new BookshelfError(
       'NotConfigured',
