@@ -8,7 +8,11 @@ The buckets are configured the way a platform admin configures real ones:
 - with ``test_buckets``:
   - ``nocors``: one notebook and *no* CORS rule at all, so a browser must be refused;
   - ``versioned-examples``: versioning Enabled, ``history.ipynb`` written twice (two
-    versions, ids in ``S3Fixture.version_ids``); the same CORS rule.
+    versions, ids in ``S3Fixture.version_ids``); the same CORS rule;
+  - ``denied``: one notebook, the same CORS rule, and a bucket policy that denies reading
+    and writing objects to everyone (see ``deny_object_access``);
+  - in ``examples``, ``public/welcome.ipynb`` written with ``ACL=public-read``: the one
+    object an anonymous (unsigned) request may read.
 
 CORS rule: AllowedOrigins = the given origins, AllowedMethods GET PUT HEAD POST DELETE,
 AllowedHeaders ``*``, ExposeHeaders ETag and x-amz-version-id, MaxAgeSeconds 300.
@@ -22,8 +26,20 @@ private objects) and ``MotoCorsOnEveryResponse`` (a WSGI layer in the moto proce
 headers on HEAD, listings, deletes and error answers). Real S3 needs neither.
 
 moto does NOT verify request signatures: any access key and secret are accepted. Tests of
-wrong credentials cannot use this server as is. An unsigned (anonymous) request is refused
-with 403 on existing private objects, as on AWS.
+wrong credentials cannot use this server as is (moto checks signatures only with its IAM
+emulation on, ``INITIAL_NO_AUTH_ACTION_COUNT``, which would need IAM users for every key
+the tests use and breaks the preflight workaround below); the extension's handling of
+InvalidAccessKeyId, SignatureDoesNotMatch and ExpiredToken is unit tested with the real SDK
+against recorded S3 answers instead (src/__tests__/sdk-errors.spec.ts). An unsigned
+(anonymous) request is refused with 403 on existing private objects, as on AWS, and
+allowed on an object written with ``ACL=public-read``.
+
+What moto 5.2.x enforces of a bucket policy without its IAM emulation: explicit ``Deny``
+statements on *object* requests (GET, PUT, HEAD, DELETE, POST and OPTIONS of a key), for
+signed and unsigned requests alike, answered 403 with an empty body. It does not look at
+the policy for *bucket* requests (HeadBucket, ListObjects, GetBucketVersioning, ...), and it
+names the actions after the HTTP method: ``s3:HeadObject`` and ``s3:OptionsObject`` are
+moto's, AWS checks HEAD against ``s3:GetObject`` and never checks a preflight.
 
 Library use::
 
@@ -72,8 +88,11 @@ EXAMPLES_BUCKET = "examples"
 PUBLISHED_BUCKET = "published"
 NOCORS_BUCKET = "nocors"
 VERSIONED_BUCKET = "versioned-examples"
+DENIED_BUCKET = "denied"
 HISTORY_KEY = "history.ipynb"
 NOCORS_KEY = "intro.ipynb"
+DENIED_KEY = "intro.ipynb"
+PUBLIC_KEY = "public/welcome.ipynb"
 # Written last, so that its presence means the whole set-up is done (see ``wait_ready_url``).
 READY_KEY = "intro.ipynb"
 
@@ -128,6 +147,37 @@ def work_around_moto_private_object_preflight_bug(s3: Any, bucket: str) -> None:
                 "Action": "s3:OptionsObject",
                 "Resource": f"arn:aws:s3:::{bucket}/*",
             }
+        ],
+    }
+    s3.put_bucket_policy(Bucket=bucket, Policy=json.dumps(policy))
+
+
+def deny_object_access(s3: Any, bucket: str) -> None:
+    """A bucket policy that denies reading and writing the bucket's objects to everyone.
+
+    The way a real deployment shuts a bucket: an explicit Deny wins over every Allow.
+    ``s3:HeadObject`` is moto's name for HEAD (AWS covers HEAD with ``s3:GetObject`` and
+    would refuse the unknown action in a policy); ``s3:OptionsObject`` stays allowed, as
+    ``work_around_moto_private_object_preflight_bug`` explains, so the browser gets past
+    the preflight and sees the 403 itself, as it would on AWS.
+    """
+    policy = {
+        "Version": "2012-10-17",
+        "Statement": [
+            {
+                "Sid": "MotoOnlyAllowCorsPreflightOnExistingObjects",
+                "Effect": "Allow",
+                "Principal": "*",
+                "Action": "s3:OptionsObject",
+                "Resource": f"arn:aws:s3:::{bucket}/*",
+            },
+            {
+                "Sid": "DenyObjectAccessToEveryone",
+                "Effect": "Deny",
+                "Principal": "*",
+                "Action": ["s3:GetObject", "s3:PutObject", "s3:HeadObject"],
+                "Resource": f"arn:aws:s3:::{bucket}/*",
+            },
         ],
     }
     s3.put_bucket_policy(Bucket=bucket, Policy=json.dumps(policy))
@@ -409,8 +459,10 @@ def _configure(fixture: S3Fixture, origins: list[str], test_buckets: bool) -> No
         work_around_moto_private_object_preflight_bug(s3, name)
         fixture.buckets.append(name)
 
-    def put(bucket: str, key: str, body: bytes) -> str | None:
-        response = s3.put_object(Bucket=bucket, Key=key, Body=body, ContentType=content_type(key))
+    def put(bucket: str, key: str, body: bytes, **extra: Any) -> str | None:
+        response = s3.put_object(
+            Bucket=bucket, Key=key, Body=body, ContentType=content_type(key), **extra
+        )
         return response.get("VersionId")
 
     private_bucket(EXAMPLES_BUCKET)
@@ -424,6 +476,10 @@ def _configure(fixture: S3Fixture, origins: list[str], test_buckets: bool) -> No
         if any(v in (None, "null") for v in ids) or len(set(ids)) != len(ids):
             raise RuntimeError(f"versioning did not give distinct version ids: {ids}")
         fixture.version_ids[f"{VERSIONED_BUCKET}/{HISTORY_KEY}"] = [str(v) for v in ids]
+        private_bucket(DENIED_BUCKET)
+        put(DENIED_BUCKET, DENIED_KEY, samples[DENIED_KEY])
+        deny_object_access(s3, DENIED_BUCKET)  # after the put: it denies the fixture too
+        put(EXAMPLES_BUCKET, PUBLIC_KEY, samples[NOCORS_KEY], ACL="public-read")
 
     for key, body in samples.items():
         if key != READY_KEY:
@@ -522,7 +578,7 @@ def main(argv: list[str] | None = None) -> int:
         "default: http://127.0.0.1:8888 and http://localhost:8888)",
     )
     parser.add_argument(
-        "--test-buckets", action="store_true", help="also create nocors and versioned-examples"
+        "--test-buckets", action="store_true", help="also create nocors, versioned-examples, denied and a public object"
     )
     parser.add_argument(
         "--plain-moto",

@@ -13,9 +13,9 @@ import type { IDocumentManager } from '@jupyterlab/docmanager';
 import type { TranslationBundle } from '@jupyterlab/translation';
 
 import { BookshelfError, isCancelled } from '../errors';
-import { describeError } from '../messages';
 import type { IBookshelf, IPublishResult } from '../tokens';
 import { showPublishDialog } from '../widgets/PublishDialog';
+import { notifyError } from '../widgets/errorNotification';
 import { withTransferNotification } from '../widgets/transferNotification';
 
 /**
@@ -182,11 +182,7 @@ export async function executePublish(
       await showNotConfigured(context);
       return null;
     }
-    const description = describeError(error, trans);
-    Notification.error(
-      [description.message, description.fix].filter(Boolean).join(' '),
-      { autoClose: false }
-    );
+    notifyError(error, trans);
     return null;
   }
 }

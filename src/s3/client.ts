@@ -4,6 +4,8 @@
  * use with a dynamic import so that JupyterLab's start-up does not pay for it.
  */
 import {
+  GetBucketCorsCommand,
+  GetBucketPolicyCommand,
   GetBucketVersioningCommand,
   GetObjectCommand,
   HeadBucketCommand,
@@ -22,6 +24,7 @@ import {
   IPutObjectOptions,
   IPutObjectResult
 } from './types';
+import type { ICorsRule } from './cors';
 import type { ICredentials } from './credentials';
 
 /**
@@ -33,6 +36,11 @@ export interface IObjectStoreConfig {
   forcePathStyle: boolean;
   /** Resolves to null for unsigned (anonymous) requests. */
   credentials: () => Promise<ICredentials | null>;
+  /**
+   * The SDK's HTTP handler. Default: the browser's fetch. Unit tests pass one
+   * that answers as S3 does, to test the SDK's errors and retries.
+   */
+  requestHandler?: unknown;
 }
 
 /**
@@ -191,6 +199,41 @@ class SdkObjectStore implements IObjectStore {
     }
   }
 
+  async getBucketCors(bucket: string): Promise<ICorsRule[] | null> {
+    try {
+      const client = await this._client();
+      const response = await client.send(
+        new GetBucketCorsCommand({ Bucket: bucket })
+      );
+      return (response.CORSRules ?? []).map(rule => ({
+        allowedOrigins: rule.AllowedOrigins ?? [],
+        allowedMethods: rule.AllowedMethods ?? [],
+        allowedHeaders: rule.AllowedHeaders ?? [],
+        exposeHeaders: rule.ExposeHeaders ?? []
+      }));
+    } catch (error) {
+      if ((error as any)?.name === 'NoSuchCORSConfiguration') {
+        return null;
+      }
+      throw this._error(error, { bucket });
+    }
+  }
+
+  async getBucketPolicy(bucket: string): Promise<string | null> {
+    try {
+      const client = await this._client();
+      const response = await client.send(
+        new GetBucketPolicyCommand({ Bucket: bucket })
+      );
+      return response.Policy ?? null;
+    } catch (error) {
+      if ((error as any)?.name === 'NoSuchBucketPolicy') {
+        return null;
+      }
+      throw this._error(error, { bucket });
+    }
+  }
+
   private async _client(): Promise<S3Client> {
     const credentials = await this._config.credentials();
     // A client per call is cheap, and picks up refreshed credentials.
@@ -202,7 +245,12 @@ class SdkObjectStore implements IObjectStore {
       // S3-compatible servers reject their headers.
       requestChecksumCalculation: 'WHEN_REQUIRED',
       responseChecksumValidation: 'WHEN_REQUIRED',
+      // Throttling and server errors are retried with exponential backoff
+      // (the SDK's standard strategy) before an error reaches the person.
       maxAttempts: 4,
+      ...(this._config.requestHandler
+        ? { requestHandler: this._config.requestHandler as any }
+        : {}),
       credentials: credentials
         ? {
             accessKeyId: credentials.accessKeyId,

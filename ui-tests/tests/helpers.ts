@@ -3,7 +3,7 @@
  * scripts/serve.py (see playwright.config.js), and the IBookshelf service of
  * the page under test.
  */
-import type { IJupyterLabPageFixture } from '@jupyterlab/galata';
+import { expect, galata, IJupyterLabPageFixture } from '@jupyterlab/galata';
 import * as fs from 'fs';
 import * as path from 'path';
 
@@ -162,4 +162,96 @@ export async function readFile(
     });
     return model.content as string;
   }, filePath);
+}
+
+/**
+ * The keys of a bucket, listed outside the browser (moto does not apply
+ * bucket policies to listings, so this works on the denied bucket too).
+ */
+export async function listKeys(bucket: string): Promise<string[]> {
+  const response = await fetch(
+    `${fixture().endpoint_url}/${bucket}?list-type=2`,
+    { headers: s3Headers() }
+  );
+  if (!response.ok) {
+    throw new Error(`LIST ${bucket}: ${response.status}`);
+  }
+  const xml = await response.text();
+  return [...xml.matchAll(/<Key>([^<]*)<\/Key>/g)].map(match => match[1]);
+}
+
+/**
+ * A port on 127.0.0.1 where nothing listens (just freed by the system).
+ */
+export async function closedPort(): Promise<number> {
+  const net = await import('net');
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const port = (server.address() as { port: number }).port;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/**
+ * Galata's settings plus user settings for the Bookshelf core plugin (on
+ * top of the administrator's overrides of scripts/serve.py).
+ */
+export function coreSettings(settings: object): { [id: string]: unknown } {
+  return {
+    ...galata.DEFAULT_SETTINGS,
+    'jupyterlab-bookshelf:core': settings
+  };
+}
+
+/**
+ * Run a command of the page's app without waiting for it (it may wait for
+ * dialogs).
+ */
+export async function startCommand(
+  page: IJupyterLabPageFixture,
+  id: string,
+  args: object = {}
+): Promise<void> {
+  await page.evaluate(
+    ({ id, args }) => {
+      void (window as any).jupyterapp.commands.execute(id, args);
+    },
+    { id, args }
+  );
+}
+
+/**
+ * Open the info panel and wait until its checks are done.
+ */
+export async function openInfoPanel(page: IJupyterLabPageFixture) {
+  await startCommand(page, 'bookshelf:info');
+  const panel = page.locator('.jp-Bookshelf-infoPanel');
+  await expect(panel.locator('[data-check="versioning"]')).toBeVisible({
+    timeout: 30000
+  });
+  await expect(panel.locator('.jp-Bookshelf-info-checks')).toHaveAttribute(
+    'aria-busy',
+    'false'
+  );
+  return panel;
+}
+
+/**
+ * The error a call of the page's IBookshelf failed with.
+ */
+export async function bookshelfError(
+  page: IJupyterLabPageFixture,
+  method: 'clone' | 'publish',
+  ...args: unknown[]
+): Promise<{ code: string; message: string }> {
+  try {
+    await callBookshelf(page, method, ...args);
+  } catch (error) {
+    const text = (error as Error).message;
+    return JSON.parse(text.slice(text.indexOf('{'), text.lastIndexOf('}') + 1));
+  }
+  throw new Error(`${method} succeeded`);
 }
