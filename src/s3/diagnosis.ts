@@ -24,7 +24,7 @@ export function isNetworkFailure(error: unknown): boolean {
   }
   return (
     error.name === 'TypeError' &&
-    /failed to fetch|networkerror|load failed|network request failed/i.test(
+    /failed to fetch|networkerror|network error|load failed|network request failed/i.test(
       error.message
     )
   );
@@ -126,6 +126,14 @@ export function toBookshelfError(
         `${where(context)} was changed by someone else meanwhile.`,
         detail
       );
+    case 'BadDigest':
+    case 'InvalidDigest':
+      // The upload's Content-MD5 did not match what the server received.
+      return new BookshelfError(
+        'Corrupted',
+        `The S3 service refused the upload to ${where(context)}: the bytes it received were damaged on the way, so it stored nothing.`,
+        { ...detail, reason: 'upload' }
+      );
     case 'SlowDown':
     case 'ServiceUnavailable':
     case 'Throttling':
@@ -173,13 +181,43 @@ export function toBookshelfError(
 }
 
 /**
- * Tell a CORS refusal from an unreachable server after a network failure: a
- * no-cors request resolves when the server answers at all.
+ * The URL of a bucket on an endpoint, path-style or virtual-hosted.
+ */
+export function bucketUrl(
+  endpointUrl: string,
+  bucket: string,
+  forcePathStyle: boolean
+): string {
+  const url = new URL(endpointUrl);
+  if (forcePathStyle) {
+    url.pathname = `${url.pathname.replace(/\/+$/, '')}/${encodeURIComponent(bucket)}/`;
+  } else {
+    url.hostname = `${bucket}.${url.hostname}`;
+    url.pathname = '/';
+  }
+  url.search = '';
+  return url.href;
+}
+
+/**
+ * Tell apart, after a network failure, the three causes the browser hides
+ * behind one `TypeError`:
+ *
+ * - a `no-cors` request to the endpoint fails: the service cannot be
+ *   reached (`Unreachable`, unchanged);
+ * - it answers, and a plain `cors` request to the bucket is allowed: the
+ *   bucket's CORS rules let this page in, so the connection was lost during
+ *   the transfer (`Interrupted`);
+ * - it answers, but the bucket does not let this page in (`CorsRefused`).
+ *
+ * The bucket request is a simple unsigned GET (no preflight): S3 answers it
+ * with an error, with the CORS headers when a rule allows the origin.
  */
 export async function diagnoseNetworkFailure(
   error: BookshelfError,
   endpointUrl: string,
-  fetchImpl: typeof fetch = fetch
+  fetchImpl: typeof fetch = fetch,
+  forcePathStyle = true
 ): Promise<BookshelfError> {
   if (error.code !== 'Unreachable' || !endpointUrl) {
     return error;
@@ -194,6 +232,31 @@ export async function diagnoseNetworkFailure(
     return error;
   }
   const bucket = error.detail.bucket;
+  if (bucket) {
+    let allowed = false;
+    try {
+      await fetchImpl(bucketUrl(endpointUrl, String(bucket), forcePathStyle), {
+        mode: 'cors',
+        cache: 'no-store',
+        credentials: 'omit'
+      });
+      allowed = true;
+    } catch {
+      allowed = false;
+    }
+    if (allowed) {
+      return new BookshelfError(
+        'Interrupted',
+        `The connection to the S3 service at ${endpointUrl} was lost during the transfer of ${where(
+          {
+            bucket: String(bucket),
+            key: error.detail.key ? String(error.detail.key) : undefined
+          }
+        )}.`,
+        { ...error.detail, reason: 'connection' }
+      );
+    }
+  }
   return new BookshelfError(
     'CorsRefused',
     bucket
