@@ -17,6 +17,7 @@ import { isCancelled } from '../errors';
 import { describeError } from '../messages';
 import type { IBookshelf, ICloneRequest } from '../tokens';
 import { showCloneDialog } from '../widgets/CloneDialog';
+import { notifyFailure } from '../widgets/errorNotification';
 import { withTransferNotification } from '../widgets/transferNotification';
 
 /**
@@ -103,11 +104,7 @@ export async function runClone(
       );
       return null;
     }
-    const description = describeError(error, trans);
-    Notification.error(
-      [description.message, description.fix].filter(Boolean).join(' '),
-      { autoClose: false }
-    );
+    notifyFailure(trans, describeError(error, trans));
     return null;
   }
 }
