@@ -29,7 +29,11 @@ export function corsRule(origin: string): string {
         AllowedOrigins: [origin],
         AllowedMethods: ['GET', 'PUT', 'HEAD'],
         AllowedHeaders: ['*'],
-        ExposeHeaders: ['ETag', 'x-amz-version-id', 'x-amz-server-side-encryption'],
+        ExposeHeaders: [
+          'ETag',
+          'x-amz-version-id',
+          'x-amz-server-side-encryption'
+        ],
         MaxAgeSeconds: 3000
       }
     ],

@@ -133,8 +133,8 @@ export function asSaveFailed(error: unknown, folder: string): unknown {
     return error;
   }
   const where = folder ? `the folder '${folder}'` : 'the root folder';
-  const status = (error as { response?: { status?: unknown } } | null)
-    ?.response?.status;
+  const status = (error as { response?: { status?: unknown } } | null)?.response
+    ?.status;
   if (typeof status === 'number') {
     const text = error instanceof Error ? error.message.trim() : '';
     const said = text && text.length <= 300 ? `: ${text}` : '';

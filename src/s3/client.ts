@@ -14,7 +14,8 @@ import {
 
 import { BookshelfError, throwIfAborted } from '../errors';
 import { toBookshelfError } from './diagnosis';
-import { checkDownload, contentMd5 } from './integrity';
+import { checkDownload, contentMd5, etagMd5 } from './integrity';
+import { Md5 } from './md5';
 import {
   IGetObjectOptions,
   IObjectData,
@@ -34,6 +35,11 @@ export interface IObjectStoreConfig {
   forcePathStyle: boolean;
   /** Resolves to null for unsigned (anonymous) requests. */
   credentials: () => Promise<ICredentials | null>;
+  /**
+   * The SDK's HTTP handler (default: the browser's fetch); unit tests give
+   * one that answers like S3.
+   */
+  requestHandler?: unknown;
 }
 
 /**
@@ -157,23 +163,23 @@ class SdkObjectStore implements IObjectStore {
       throw new BookshelfError('ServerError', 'The object had no body.');
     }
     const where = `s3://${bucket}/${key}`;
+    const integrity = {
+      etag: response.ETag,
+      serverSideEncryption: response.ServerSideEncryption,
+      sseCustomerAlgorithm: response.SSECustomerAlgorithm
+    };
+    // Hash while the bytes arrive, when there is an MD5 to compare with.
+    const hash = etagMd5(integrity) !== null ? new Md5() : undefined;
     try {
       const bytes = await readStream(stream, {
         total,
         maxBytes,
         signal,
         onProgress,
-        where
+        where,
+        hash
       });
-      checkDownload(
-        bytes,
-        {
-          etag: response.ETag,
-          serverSideEncryption: response.ServerSideEncryption,
-          sseCustomerAlgorithm: response.SSECustomerAlgorithm
-        },
-        where
-      );
+      checkDownload(bytes, integrity, where, hash?.digest());
       return { head, bytes };
     } catch (error) {
       if (error instanceof BookshelfError && error.code !== 'Cancelled') {
@@ -293,6 +299,9 @@ class SdkObjectStore implements IObjectStore {
       requestChecksumCalculation: 'WHEN_REQUIRED',
       responseChecksumValidation: 'WHEN_REQUIRED',
       maxAttempts: 4,
+      ...(this._config.requestHandler
+        ? { requestHandler: this._config.requestHandler as any }
+        : {}),
       credentials: credentials
         ? {
             accessKeyId: credentials.accessKeyId,
@@ -380,6 +389,8 @@ export async function readStream(
     onProgress?: (loaded: number, total?: number) => void;
     /** The object, for messages. */
     where?: string;
+    /** Fed every chunk as it arrives. */
+    hash?: Md5;
   }
 ): Promise<Uint8Array> {
   const { total, maxBytes, signal, onProgress } = options;
@@ -434,6 +445,7 @@ export async function readStream(
         buffer = grown;
       }
       buffer.set(value, loaded);
+      options.hash?.update(value);
       loaded += value.byteLength;
       onProgress?.(loaded, total);
     }

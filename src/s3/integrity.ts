@@ -37,19 +37,22 @@ export function etagMd5(head: IIntegrityHead): string | null {
 }
 
 /**
- * Throw `Corrupted` when downloaded bytes do not match the object's MD5
- * (see `etagMd5`); do nothing when there is no MD5 to compare with.
+ * Throw `Corrupted` when downloaded bytes (or their `digest`, when given)
+ * do not match the object's MD5 (see `etagMd5`); do nothing when there is
+ * no MD5 to compare with.
  */
 export function checkDownload(
   bytes: Uint8Array,
   head: IIntegrityHead,
-  where: string
+  where: string,
+  digest?: Uint8Array
 ): void {
   const expected = etagMd5(head);
   if (expected === null) {
     return;
   }
-  const actual = toHex(md5(bytes));
+  // The digest may have been computed while the bytes arrived.
+  const actual = toHex(digest ?? md5(bytes));
   if (actual !== expected) {
     throw new BookshelfError(
       'Corrupted',

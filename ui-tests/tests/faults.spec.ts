@@ -202,9 +202,9 @@ test.describe('clone through a failing network', () => {
       s3_key: key,
       target_path: `${tmpPath}/`
     });
-    await expect(toast(page, 'Connection to the S3 service lost')).toBeVisible(
-      { timeout: 30000 }
-    );
+    await expect(toast(page, 'Connection to the S3 service lost')).toBeVisible({
+      timeout: 30000
+    });
     const whole = await details(page, 'Connection to the S3 service lost');
     expect(whole).toContain('Connection lost');
     expect(whole).toContain('(tried 3 times)');
@@ -276,9 +276,9 @@ test.describe('clone through a failing network', () => {
       s3_key: key,
       target_path: `${tmpPath}/`
     });
-    await expect(toast(page, 'The S3 service failed (HTTP 500)')).toBeVisible(
-      { timeout: 30000 }
-    );
+    await expect(toast(page, 'The S3 service failed (HTTP 500)')).toBeVisible({
+      timeout: 30000
+    });
     expect(await listFolder(page, tmpPath)).toEqual([]);
     await noPartialFiles();
   });
@@ -533,9 +533,9 @@ test.describe('publish through a failing network', () => {
       before.length + 1
     );
     const puts = await proxyLog(`/published/${key}`);
-    expect(
-      puts.filter(e => e.method === 'PUT').map(e => e.outcome)
-    ).toContain('dropped');
+    expect(puts.filter(e => e.method === 'PUT').map(e => e.outcome)).toContain(
+      'dropped'
+    );
   });
 
   test('an upload cut off every time is reported and the old object stays whole', async ({
@@ -548,9 +548,9 @@ test.describe('publish through a failing network', () => {
       fault: { type: 'drop', where: 'request', after: 60000 }
     });
     await publishInDialog(page, path);
-    await expect(toast(page, 'Connection to the S3 service lost')).toBeVisible(
-      { timeout: 30000 }
-    );
+    await expect(toast(page, 'Connection to the S3 service lost')).toBeVisible({
+      timeout: 30000
+    });
     await publishedIs(old);
   });
 
@@ -600,9 +600,9 @@ test.describe('publish through a failing network', () => {
       fault: { type: 'status', status: 500 }
     });
     await publishInDialog(page, path);
-    await expect(toast(page, 'The S3 service failed (HTTP 500)')).toBeVisible(
-      { timeout: 30000 }
-    );
+    await expect(toast(page, 'The S3 service failed (HTTP 500)')).toBeVisible({
+      timeout: 30000
+    });
     await publishedIs(old);
   });
 
@@ -735,9 +735,9 @@ test.describe('publish while the Jupyter server fails', () => {
         : route.fallback()
     );
     await publishInDialog(page, path);
-    await expect(
-      toast(page, 'The Jupyter server could not read')
-    ).toBeVisible({ timeout: 30000 });
+    await expect(toast(page, 'The Jupyter server could not read')).toBeVisible({
+      timeout: 30000
+    });
     await page.unroute('**/api/contents/**');
     expect(await getObject('published', path)).toBeNull();
   });

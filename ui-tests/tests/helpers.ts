@@ -309,8 +309,9 @@ export async function proxyLog(
   path?: string,
   proxy?: string
 ): Promise<IProxyLogEntry[]> {
-  const entries: IProxyLogEntry[] = (await control('GET', 'log', undefined, proxy))
-    .log;
+  const entries: IProxyLogEntry[] = (
+    await control('GET', 'log', undefined, proxy)
+  ).log;
   return path ? entries.filter(entry => entry.path.startsWith(path)) : entries;
 }
 
