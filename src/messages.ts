@@ -34,13 +34,68 @@ export function corsRule(origin: string): string {
         AllowedOrigins: [origin],
         AllowedMethods: ['GET', 'PUT', 'HEAD'],
         AllowedHeaders: ['*'],
-        ExposeHeaders: ['ETag', 'x-amz-version-id'],
+        ExposeHeaders: [
+          'ETag',
+          'x-amz-version-id',
+          'x-amz-server-side-encryption'
+        ],
         MaxAgeSeconds: 3000
       }
     ],
     null,
     2
   );
+}
+
+/**
+ * What a `Corrupted` error found, translated.
+ */
+function describeDamage(
+  error: BookshelfError,
+  path: string,
+  trans: TranslationBundle
+): string {
+  const detail = error.detail;
+  const what = path || trans.__('the object');
+  let message: string;
+  switch (detail.reason) {
+    case 'checksum':
+      message = trans.__(
+        'Damaged download: the bytes received do not match the checksum (ETag) of %1; nothing was written.',
+        what
+      );
+      break;
+    case 'length':
+      message = trans.__(
+        'Damaged download: %1 did not arrive with the length the S3 service announced; nothing was written.',
+        what
+      );
+      break;
+    case 'upload':
+      message = trans.__(
+        'Damaged upload: the S3 service refused the bytes it received for %1 (they do not match their Content-MD5) and stored nothing.',
+        what
+      );
+      break;
+    default:
+      message = error.message;
+  }
+  return appendTries(message, detail, trans);
+}
+
+/**
+ * A message, and how many times the transfer was tried when it was more
+ * than once.
+ */
+function appendTries(
+  message: string,
+  detail: BookshelfError['detail'],
+  trans: TranslationBundle
+): string {
+  const attempts = detail.attempts;
+  return typeof attempts === 'number' && attempts > 1
+    ? `${message} ${trans.__('(tried %1 times)', attempts)}`
+    : message;
 }
 
 function s3Path(detail: BookshelfError['detail']): string {
@@ -341,14 +396,43 @@ export function describeError(
         title: trans.__('Could not save'),
         message: error.message,
         fix: trans.__(
-          'Check that the folder exists and that you may write to it.'
+          'Check that the Jupyter server is running and that you may write to the folder, then try again.'
         )
       };
     case 'Corrupted':
       return {
         title: trans.__('Damaged transfer'),
-        message: error.message,
-        fix: trans.__('Nothing was written. Try again.')
+        message: describeDamage(error, path, trans),
+        fix:
+          detail.reason === 'checksum'
+            ? trans.__(
+                'Try again. If it keeps happening, something between this browser and the S3 service changes the data; or the bucket encrypts objects with KMS and its CORS rule does not expose the x-amz-server-side-encryption header (ask an administrator).'
+              )
+            : trans.__(
+                'Try again; if it keeps happening, check the network between this browser and the S3 service.'
+              )
+      };
+    case 'Interrupted':
+      return {
+        title: trans.__('Connection lost'),
+        message: appendTries(
+          typeof detail.loaded === 'number' && typeof detail.total === 'number'
+            ? trans.__(
+                'Connection to the S3 service lost after %1 of %2 bytes; the transfer did not complete (%3).',
+                detail.loaded,
+                detail.total,
+                path || trans.__('the object')
+              )
+            : trans.__(
+                'Connection to the S3 service lost; the transfer did not complete (%1).',
+                path || trans.__('the object')
+              ),
+          detail,
+          trans
+        ),
+        fix: trans.__(
+          'Nothing partial was saved: no file was written, and a published object is either the earlier one or the new one, whole. Try again; if it keeps happening, check the network, any proxy between this browser and the S3 service, and that the CORS rule of the bucket allows the GET and PUT methods.'
+        )
       };
     default:
       return {

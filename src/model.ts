@@ -124,7 +124,8 @@ export class BookshelfModel implements IBookshelf {
     const failure = await diagnoseNetworkFailure(
       toBookshelfError(error, { ...context, endpointUrl: serviceUrl }),
       serviceUrl,
-      this._options.fetch
+      this._options.fetch,
+      settings.forcePathStyle
     );
     const mode = settings.credentials.mode;
     if (
@@ -145,6 +146,7 @@ export class BookshelfModel implements IBookshelf {
     request: ICloneRequest,
     options: ICloneOptions & { defaultFolder?: string } = {}
   ): Promise<Contents.IModel> {
+    options = options ?? {};
     const problems = checkSettings(this._settings, false, this._trans);
     if (problems.length) {
       throw new BookshelfError(
@@ -167,10 +169,16 @@ export class BookshelfModel implements IBookshelf {
         onProgress: options.onProgress
       });
     } catch (error) {
+      // The request may be anything an API caller sent: name only text.
+      const fields = (
+        typeof request === 'object' && request !== null ? request : {}
+      ) as { [name: string]: unknown };
+      const text = (name: string) =>
+        typeof fields[name] === 'string' ? (fields[name] as string) : undefined;
       throw await this.explain(error, {
-        bucket: request.s3_bucket,
-        key: request.s3_key,
-        versionId: request.s3_version_id
+        bucket: text('s3_bucket'),
+        key: text('s3_key'),
+        versionId: text('s3_version_id')
       });
     }
   }
@@ -196,6 +204,7 @@ export class BookshelfModel implements IBookshelf {
     path: string,
     options: IPublishOptions = {}
   ): Promise<IPublishResult> {
+    options = options ?? {};
     // The publish code loads on first use, not at start-up.
     const { publishNotebook } = await import('./publish/publish');
     const settings = this._settings;

@@ -173,6 +173,14 @@ const CASES: {
     fix: 'Check that the folder exists',
     own: true
   },
+  Interrupted: {
+    error: new BookshelfError('Interrupted', 'Connection lost.', {
+      bucket: 'examples',
+      key: 'q3.ipynb'
+    }),
+    message: /Connection to the S3 service lost.*s3:\/\/examples\/q3\.ipynb/,
+    fix: /./
+  },
   Corrupted: {
     error: new BookshelfError('Corrupted', 'The download ended early.'),
     message: 'The download ended early.',

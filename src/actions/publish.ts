@@ -85,7 +85,19 @@ async function settleUnsavedChanges(
     defaultButton: 2
   });
   if (result.button.label === saveButton.label) {
-    await documentContext.save();
+    try {
+      await documentContext.save();
+    } catch {
+      // The document context has shown the server's error already.
+      Notification.error(
+        trans.__(
+          '"%1" could not be saved, so nothing was published. Save it, then publish again.',
+          path
+        ),
+        { autoClose: false }
+      );
+      return false;
+    }
     return true;
   }
   return result.button.label === savedButton.label;

@@ -11,6 +11,7 @@ import type { IFolderLocks } from './locks';
 import { resolveTarget, type ICloneTarget } from './naming';
 import { checkCloneRequest, checkFileName, keyBaseName } from './request';
 import {
+  asSaveFailed,
   hasResponseStatus,
   writeNewFile,
   type IContentsWriter
@@ -53,7 +54,8 @@ export interface ICloneObjectOptions {
  * Throws `BookshelfError`s: `InvalidRequest` (with the field in `detail`)
  * for a bad request or a missing folder, the store's errors (`NoSuchKey`,
  * `AccessDenied`, …), `TooLarge`, `NotANotebook`, `Cancelled`, `Conflict`
- * when no free name is found; a contents API failure is rethrown as is.
+ * when no free name is found, `SaveFailed` when the contents API fails
+ * while saving (with its HTTP status in `detail.status`).
  * Nothing is written unless the whole clone succeeds.
  *
  * Does not check the `allowedBuckets` setting, which restricts links only:
@@ -88,12 +90,16 @@ export async function cloneObject(
   throwIfAborted(signal);
 
   const data = classifyObject(target.name, object.bytes);
-  return writeNewFile(deps.contents, target.folder, target.name, data, {
-    signal,
-    locks: deps.locks,
-    chunkSize: options.chunkSize,
-    onProgress: progress => onProgress?.({ phase: 'save', ...progress })
-  });
+  try {
+    return await writeNewFile(deps.contents, target.folder, target.name, data, {
+      signal,
+      locks: deps.locks,
+      chunkSize: options.chunkSize,
+      onProgress: progress => onProgress?.({ phase: 'save', ...progress })
+    });
+  } catch (error) {
+    throw asSaveFailed(error, target.folder);
+  }
 }
 
 /**

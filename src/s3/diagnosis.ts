@@ -25,7 +25,7 @@ export function isNetworkFailure(error: unknown): boolean {
   }
   return (
     error.name === 'TypeError' &&
-    /failed to fetch|networkerror|load failed|network request failed/i.test(
+    /failed to fetch|networkerror|network error|load failed|network request failed/i.test(
       error.message
     )
   );
@@ -67,7 +67,10 @@ const ERROR_NAMES: { [name: string]: BookshelfError['code'] } = {
   RequestLimitExceeded: 'SlowDown',
   InternalError: 'ServerError',
   TimeoutError: 'Unreachable',
-  RequestTimeout: 'Unreachable'
+  RequestTimeout: 'Unreachable',
+  // The upload's Content-MD5 did not match what the server received.
+  BadDigest: 'Corrupted',
+  InvalidDigest: 'Corrupted'
 };
 
 /**
@@ -173,6 +176,12 @@ export function toBookshelfError(
         `${where(context)} was changed by someone else meanwhile.`,
         detail
       );
+    case 'Corrupted':
+      return new BookshelfError(
+        'Corrupted',
+        `The S3 service refused the upload to ${where(context)}: the bytes it received were damaged on the way, so it stored nothing.`,
+        { ...detail, reason: 'upload' }
+      );
     case 'SlowDown':
       return new BookshelfError(
         code,
@@ -234,13 +243,43 @@ export async function probeReachable(
 }
 
 /**
- * Tell a CORS refusal from an unreachable server after a network failure
- * (the browser shows both as the same bare "Failed to fetch").
+ * The URL of a bucket on an endpoint, path-style or virtual-hosted.
+ */
+export function bucketUrl(
+  endpointUrl: string,
+  bucket: string,
+  forcePathStyle: boolean
+): string {
+  const url = new URL(endpointUrl);
+  if (forcePathStyle) {
+    url.pathname = `${url.pathname.replace(/\/+$/, '')}/${encodeURIComponent(bucket)}/`;
+  } else {
+    url.hostname = `${bucket}.${url.hostname}`;
+    url.pathname = '/';
+  }
+  url.search = '';
+  return url.href;
+}
+
+/**
+ * Tell apart, after a network failure, the three causes the browser hides
+ * behind one `TypeError`:
+ *
+ * - a `no-cors` request to the endpoint fails: the service cannot be
+ *   reached (`Unreachable`, unchanged);
+ * - it answers, and a plain `cors` request to the bucket is allowed: the
+ *   bucket's CORS rules let this page in, so the connection was lost during
+ *   the transfer (`Interrupted`);
+ * - it answers, but the bucket does not let this page in (`CorsRefused`).
+ *
+ * The bucket request is a simple unsigned GET (no preflight): S3 answers it
+ * with an error, with the CORS headers when a rule allows the origin.
  */
 export async function diagnoseNetworkFailure(
   error: BookshelfError,
   endpointUrl: string,
-  fetchImpl: typeof fetch = fetch
+  fetchImpl: typeof fetch = fetch,
+  forcePathStyle = true
 ): Promise<BookshelfError> {
   if (error.code !== 'Unreachable' || error.detail.reason !== 'network') {
     return error;
@@ -257,6 +296,31 @@ export async function diagnoseNetworkFailure(
     );
   }
   const bucket = error.detail.bucket;
+  if (bucket) {
+    let allowed = false;
+    try {
+      await fetchImpl(bucketUrl(endpointUrl, String(bucket), forcePathStyle), {
+        mode: 'cors',
+        cache: 'no-store',
+        credentials: 'omit'
+      });
+      allowed = true;
+    } catch {
+      allowed = false;
+    }
+    if (allowed) {
+      return new BookshelfError(
+        'Interrupted',
+        `The connection to the S3 service at ${endpoint} was lost during the transfer of ${where(
+          {
+            bucket: String(bucket),
+            key: error.detail.key ? String(error.detail.key) : undefined
+          }
+        )}.`,
+        { ...error.detail, reason: 'connection' }
+      );
+    }
+  }
   return new BookshelfError(
     'CorsRefused',
     bucket
