@@ -163,7 +163,11 @@ describe('diagnoseNetworkFailure', () => {
     const fetchImpl = ((url: string, init?: RequestInit) => {
       calls.push({ url, init });
       if (answer === 'opaque') {
-        return Promise.resolve(new Response(null, { status: 200 }));
+        // The server answers, but its CORS rules refuse this page: a
+        // no-cors request resolves (opaque), a cors request fails.
+        return init?.mode === 'cors'
+          ? Promise.reject(new TypeError('Failed to fetch'))
+          : Promise.resolve(new Response(null, { status: 200 }));
       }
       if (answer === 'refused') {
         return Promise.reject(new TypeError('Failed to fetch'));
@@ -188,12 +192,15 @@ describe('diagnoseNetworkFailure', () => {
     expect(error.detail.reason).toBe('cors');
     expect(error.detail.bucket).toBe('examples');
     expect(error.message).toContain("the bucket 'examples'");
-    expect(calls).toHaveLength(1);
+    // The endpoint answers (no-cors), the bucket refuses the page (cors).
+    expect(calls).toHaveLength(2);
     expect(calls[0].url).toBe('http://127.0.0.1:9000');
     expect(calls[0].init).toMatchObject({
       mode: 'no-cors',
       credentials: 'omit'
     });
+    expect(calls[1].url).toBe('http://127.0.0.1:9000/examples/');
+    expect(calls[1].init).toMatchObject({ mode: 'cors', credentials: 'omit' });
   });
 
   it('says Unreachable when nothing answers', async () => {
@@ -237,7 +244,8 @@ describe('diagnoseNetworkFailure', () => {
         fetchImpl
       )
     ).toBe(diagnosed);
-    expect(calls).toHaveLength(1);
+    // The two probes of the one diagnosis, none for the others.
+    expect(calls).toHaveLength(2);
   });
 
   it('without a URL to probe, keeps the undiagnosed error', async () => {

@@ -317,7 +317,7 @@ export async function diagnoseNetworkFailure(
             key: error.detail.key ? String(error.detail.key) : undefined
           }
         )}.`,
-        { ...error.detail, reason: 'connection' }
+        { ...error.detail, endpoint, reason: 'connection' }
       );
     }
   }
