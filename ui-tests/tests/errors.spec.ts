@@ -24,7 +24,7 @@ const ORIGIN_RULE = (origin: string) => ({
   AllowedOrigins: [origin],
   AllowedMethods: ['GET', 'PUT', 'HEAD'],
   AllowedHeaders: ['*'],
-  ExposeHeaders: ['ETag', 'x-amz-version-id'],
+  ExposeHeaders: ['ETag', 'x-amz-version-id', 'x-amz-server-side-encryption'],
   MaxAgeSeconds: 3000
 });
 
