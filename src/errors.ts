@@ -26,7 +26,6 @@ export type BookshelfErrorCode =
   | 'Cancelled'
   | 'SaveFailed'
   | 'Corrupted'
-  | 'Interrupted'
   | 'Unknown';
 
 export class BookshelfError extends Error {

@@ -14,9 +14,9 @@ import { candidateNames } from '../clone/naming';
 import { keyBaseName, readCloneQuery } from '../clone/request';
 import { CommandIDs } from '../commands';
 import { isCancelled } from '../errors';
+import { describeError } from '../messages';
 import type { IBookshelf, ICloneRequest } from '../tokens';
 import { showCloneDialog } from '../widgets/CloneDialog';
-import { notifyError } from '../widgets/errorNotification';
 import { withTransferNotification } from '../widgets/transferNotification';
 
 /**
@@ -103,7 +103,11 @@ export async function runClone(
       );
       return null;
     }
-    notifyError(error, trans);
+    const description = describeError(error, trans);
+    Notification.error(
+      [description.message, description.fix].filter(Boolean).join(' '),
+      { autoClose: false }
+    );
     return null;
   }
 }

@@ -13,9 +13,9 @@ import type { IDocumentManager } from '@jupyterlab/docmanager';
 import type { TranslationBundle } from '@jupyterlab/translation';
 
 import { BookshelfError, isCancelled } from '../errors';
+import { describeError } from '../messages';
 import type { IBookshelf, IPublishResult } from '../tokens';
 import { showPublishDialog } from '../widgets/PublishDialog';
-import { notifyError } from '../widgets/errorNotification';
 import { withTransferNotification } from '../widgets/transferNotification';
 
 /**
@@ -85,19 +85,7 @@ async function settleUnsavedChanges(
     defaultButton: 2
   });
   if (result.button.label === saveButton.label) {
-    try {
-      await documentContext.save();
-    } catch {
-      // The document context has shown the server's error already.
-      Notification.error(
-        trans.__(
-          '"%1" could not be saved, so nothing was published. Save it, then publish again.',
-          path
-        ),
-        { autoClose: false }
-      );
-      return false;
-    }
+    await documentContext.save();
     return true;
   }
   return result.button.label === savedButton.label;
@@ -194,7 +182,11 @@ export async function executePublish(
       await showNotConfigured(context);
       return null;
     }
-    notifyError(error, trans);
+    const description = describeError(error, trans);
+    Notification.error(
+      [description.message, description.fix].filter(Boolean).join(' '),
+      { autoClose: false }
+    );
     return null;
   }
 }

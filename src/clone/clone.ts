@@ -11,7 +11,6 @@ import type { IFolderLocks } from './locks';
 import { resolveTarget, type ICloneTarget } from './naming';
 import { checkCloneRequest, checkFileName, keyBaseName } from './request';
 import {
-  asSaveFailed,
   hasResponseStatus,
   writeNewFile,
   type IContentsWriter
@@ -54,8 +53,7 @@ export interface ICloneObjectOptions {
  * Throws `BookshelfError`s: `InvalidRequest` (with the field in `detail`)
  * for a bad request or a missing folder, the store's errors (`NoSuchKey`,
  * `AccessDenied`, …), `TooLarge`, `NotANotebook`, `Cancelled`, `Conflict`
- * when no free name is found, `SaveFailed` when the contents API fails
- * while saving (with its HTTP status in `detail.status`).
+ * when no free name is found; a contents API failure is rethrown as is.
  * Nothing is written unless the whole clone succeeds.
  *
  * Does not check the `allowedBuckets` setting, which restricts links only:
@@ -90,16 +88,12 @@ export async function cloneObject(
   throwIfAborted(signal);
 
   const data = classifyObject(target.name, object.bytes);
-  try {
-    return await writeNewFile(deps.contents, target.folder, target.name, data, {
-      signal,
-      locks: deps.locks,
-      chunkSize: options.chunkSize,
-      onProgress: progress => onProgress?.({ phase: 'save', ...progress })
-    });
-  } catch (error) {
-    throw asSaveFailed(error, target.folder);
-  }
+  return writeNewFile(deps.contents, target.folder, target.name, data, {
+    signal,
+    locks: deps.locks,
+    chunkSize: options.chunkSize,
+    onProgress: progress => onProgress?.({ phase: 'save', ...progress })
+  });
 }
 
 /**

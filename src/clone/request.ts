@@ -309,11 +309,7 @@ function checkRequired(value: string | undefined, what: string): string | null {
   return value ? null : `${what} is required`;
 }
 
-/**
- * The S3 bucket naming rule a name breaks, or null; the same texts as the
- * shim's `check_bucket`. Also used for the publishBucket setting.
- */
-export function checkBucket(bucket: string): string | null {
+function checkBucket(bucket: string): string | null {
   if (bucket.length < 3 || bucket.length > 63) {
     return `a bucket name has 3 to 63 characters (got ${bucket.length})`;
   }

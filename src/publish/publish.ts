@@ -6,8 +6,6 @@ import type { Contents } from '@jupyterlab/services';
 import { checkNotebook } from '../clone/content';
 import { hasResponseStatus } from '../clone/writer';
 import { BookshelfError, throwIfAborted } from '../errors';
-import { etagMd5 } from '../s3/integrity';
-import { md5, toHex } from '../s3/md5';
 import type { IObjectHead, IObjectStore, IPutObjectResult } from '../s3/types';
 import type {
   IBookshelfSettings,
@@ -156,13 +154,7 @@ export async function publishNotebook(
     if (!isChangedMeanwhile(error, decision.condition)) {
       throw error;
     }
-    // A put whose answer was lost is sent again (by the SDK or the
-    // browser), and then fails its own condition: if the object holds
-    // exactly these bytes, this publish wrote it.
-    const own = await ownObject(deps.store, bucket, key, bytes);
-    if (own) {
-      result = own;
-    } else if (
+    if (
       settings.overwritePolicy === 'always' &&
       decision.condition.ifNoneMatch
     ) {
@@ -191,29 +183,6 @@ export async function publishNotebook(
 }
 
 /**
- * The current object's ETag and version when it holds exactly `bytes`
- * (its ETag is their MD5), else null.
- */
-async function ownObject(
-  store: IObjectStore,
-  bucket: string,
-  key: string,
-  bytes: Uint8Array
-): Promise<IPutObjectResult | null> {
-  let head: IObjectHead | null;
-  try {
-    head = await store.headObject(bucket, key);
-  } catch {
-    return null;
-  }
-  const expected = head ? etagMd5(head) : null;
-  if (!head || expected === null || expected !== toHex(md5(bytes))) {
-    return null;
-  }
-  return { etag: head.etag, versionId: head.versionId };
-}
-
-/**
  * The bucket and key for `path`, checked.
  */
 function resolveDestination(
@@ -221,22 +190,6 @@ function resolveDestination(
   settings: IBookshelfSettings,
   destination?: string
 ): { bucket: string; key: string } {
-  if (typeof path !== 'string' || !path) {
-    throw new BookshelfError(
-      'InvalidRequest',
-      'The path of the notebook to publish must be a non-empty text.'
-    );
-  }
-  if (
-    destination !== undefined &&
-    destination !== null &&
-    typeof destination !== 'string'
-  ) {
-    throw new BookshelfError(
-      'InvalidRequest',
-      'The publish destination must be text: a path below the publish prefix.'
-    );
-  }
   const bucket = settings.publishBucket;
   if (!bucket) {
     throw new BookshelfError(
