@@ -46,7 +46,9 @@ for (const theme of ['light', 'dark']) {
       await page
         .locator('.jp-DirListing-item', { hasText: 'sales-forecast.ipynb' })
         .click({ button: 'right' });
-      await page.getByRole('menuitem', { name: 'Publish', exact: true }).click();
+      await page
+        .getByRole('menuitem', { name: 'Publish', exact: true })
+        .click();
       const dialog = page.locator('.jp-Dialog-content');
       await expect(
         dialog.locator('.jp-Bookshelf-publish-status[data-state]')
