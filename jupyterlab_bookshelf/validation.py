@@ -113,6 +113,13 @@ def _check_key(key: str) -> str | None:
     base_name = key_base_name(key)
     if base_name in (".", ".."):
         return f"the key's last segment must not be '{base_name}'"
+    # A browser resolves '.' and '..' in a request's path (also written as
+    # %2E), so the request would read another object, even of another bucket.
+    if any(segment in (".", "..") for segment in key.split("/")):
+        return (
+            "a key has no '.' or '..' segment: a browser would resolve it and read "
+            "another object"
+        )
     return None
 
 

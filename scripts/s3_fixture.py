@@ -8,10 +8,16 @@ The buckets are configured the way a platform admin configures real ones:
 - with ``test_buckets``:
   - ``nocors``: one notebook and *no* CORS rule at all, so a browser must be refused;
   - ``versioned-examples``: versioning Enabled, ``history.ipynb`` written twice (two
-    versions, ids in ``S3Fixture.version_ids``); the same CORS rule.
+    versions, ids in ``S3Fixture.version_ids``); the same CORS rule;
+  - ``denied``: one notebook, the same CORS rule, and a bucket policy that denies reading
+    and writing objects to everyone (see ``deny_object_access``);
+  - in ``examples``, ``public/welcome.ipynb`` written with ``ACL=public-read``: the one
+    object an anonymous (unsigned) request may read.
 
 CORS rule: AllowedOrigins = the given origins, AllowedMethods GET PUT HEAD POST DELETE,
-AllowedHeaders ``*``, ExposeHeaders ETag and x-amz-version-id, MaxAgeSeconds 300.
+AllowedHeaders ``*``, ExposeHeaders ETag, x-amz-version-id and x-amz-server-side-encryption
+(the extension checks a download against its ETag unless the object is KMS-encrypted, whose
+ETag is no MD5), MaxAgeSeconds 300.
 
 moto is started with ``MOTO_DISABLE_GLOBAL_CORS=true``: without it moto answers every
 preflight for every origin, which would hide CORS mistakes that real S3 refuses.
@@ -21,9 +27,27 @@ Two moto 5.2.x CORS gaps are worked around, each in one place that says why:
 private objects) and ``MotoCorsOnEveryResponse`` (a WSGI layer in the moto process; CORS
 headers on HEAD, listings, deletes and error answers). Real S3 needs neither.
 
+Two moto 5.2.x gaps in writing objects are closed by ``MotoWritesLikeS3`` (another WSGI layer
+in the moto process): moto ignores ``Content-MD5`` (S3 refuses a body that does not match it
+with 400 ``BadDigest``, which is how a damaged upload is kept out), and moto checks
+``If-Match``/``If-None-Match`` and then stores in separate steps of concurrent threads (S3
+applies a conditional write atomically). Real S3 needs neither.
+
 moto does NOT verify request signatures: any access key and secret are accepted. Tests of
-wrong credentials cannot use this server as is. An unsigned (anonymous) request is refused
-with 403 on existing private objects, as on AWS.
+wrong credentials cannot use this server as is (moto checks signatures only with its IAM
+emulation on, ``INITIAL_NO_AUTH_ACTION_COUNT``, which would need IAM users for every key
+the tests use and breaks the preflight workaround below); the extension's handling of
+InvalidAccessKeyId, SignatureDoesNotMatch and ExpiredToken is unit tested with the real SDK
+against recorded S3 answers instead (src/__tests__/sdk-errors.spec.ts). An unsigned
+(anonymous) request is refused with 403 on existing private objects, as on AWS, and
+allowed on an object written with ``ACL=public-read``.
+
+What moto 5.2.x enforces of a bucket policy without its IAM emulation: explicit ``Deny``
+statements on *object* requests (GET, PUT, HEAD, DELETE, POST and OPTIONS of a key), for
+signed and unsigned requests alike, answered 403 with an empty body. It does not look at
+the policy for *bucket* requests (HeadBucket, ListObjects, GetBucketVersioning, ...), and it
+names the actions after the HTTP method: ``s3:HeadObject`` and ``s3:OptionsObject`` are
+moto's, AWS checks HEAD against ``s3:GetObject`` and never checks a preflight.
 
 Library use::
 
@@ -72,8 +96,11 @@ EXAMPLES_BUCKET = "examples"
 PUBLISHED_BUCKET = "published"
 NOCORS_BUCKET = "nocors"
 VERSIONED_BUCKET = "versioned-examples"
+DENIED_BUCKET = "denied"
 HISTORY_KEY = "history.ipynb"
 NOCORS_KEY = "intro.ipynb"
+DENIED_KEY = "intro.ipynb"
+PUBLIC_KEY = "public/welcome.ipynb"
 # Written last, so that its presence means the whole set-up is done (see ``wait_ready_url``).
 READY_KEY = "intro.ipynb"
 
@@ -90,7 +117,7 @@ def cors_rules(origins: list[str]) -> dict[str, Any]:
                 "AllowedOrigins": list(origins),
                 "AllowedMethods": ["GET", "PUT", "HEAD", "POST", "DELETE"],
                 "AllowedHeaders": ["*"],
-                "ExposeHeaders": ["ETag", "x-amz-version-id"],
+                "ExposeHeaders": ["ETag", "x-amz-version-id", "x-amz-server-side-encryption"],
                 "MaxAgeSeconds": 300,
             }
         ]
@@ -128,6 +155,37 @@ def work_around_moto_private_object_preflight_bug(s3: Any, bucket: str) -> None:
                 "Action": "s3:OptionsObject",
                 "Resource": f"arn:aws:s3:::{bucket}/*",
             }
+        ],
+    }
+    s3.put_bucket_policy(Bucket=bucket, Policy=json.dumps(policy))
+
+
+def deny_object_access(s3: Any, bucket: str) -> None:
+    """A bucket policy that denies reading and writing the bucket's objects to everyone.
+
+    The way a real deployment shuts a bucket: an explicit Deny wins over every Allow.
+    ``s3:HeadObject`` is moto's name for HEAD (AWS covers HEAD with ``s3:GetObject`` and
+    would refuse the unknown action in a policy); ``s3:OptionsObject`` stays allowed, as
+    ``work_around_moto_private_object_preflight_bug`` explains, so the browser gets past
+    the preflight and sees the 403 itself, as it would on AWS.
+    """
+    policy = {
+        "Version": "2012-10-17",
+        "Statement": [
+            {
+                "Sid": "MotoOnlyAllowCorsPreflightOnExistingObjects",
+                "Effect": "Allow",
+                "Principal": "*",
+                "Action": "s3:OptionsObject",
+                "Resource": f"arn:aws:s3:::{bucket}/*",
+            },
+            {
+                "Sid": "DenyObjectAccessToEveryone",
+                "Effect": "Deny",
+                "Principal": "*",
+                "Action": ["s3:GetObject", "s3:PutObject", "s3:HeadObject"],
+                "Resource": f"arn:aws:s3:::{bucket}/*",
+            },
         ],
     }
     s3.put_bucket_policy(Bucket=bucket, Policy=json.dumps(policy))
@@ -205,14 +263,81 @@ class MotoCorsOnEveryResponse:
         return self.app(environ, start)
 
 
+class MotoWritesLikeS3:
+    """WSGI layer, run inside the moto process: object writes checked and atomic, as on S3.
+
+    Gap 1 (moto 5.2.x): moto stores a PUT body whatever its ``Content-MD5`` header says.
+    S3 answers 400 ``InvalidDigest`` when the header is not a base64 MD5 and 400
+    ``BadDigest`` when the body does not match it, and stores nothing. Clients send
+    ``Content-MD5`` precisely so that a body damaged on the way is refused; without this
+    check, a test of a damaged upload would see moto store the damage.
+
+    Gap 2 (moto 5.2.x, threaded server): a conditional PUT (``If-None-Match: *``,
+    ``If-Match``) is checked and then stored in separate steps, so two racing writers can
+    both pass the check. S3 applies a conditional write atomically. Object writes (PUT,
+    POST, DELETE on a key) are serialized here, so that a race is decided as on S3.
+
+    The body is read before the lock is taken, so a slow upload holds up no one.
+    """
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+        self._write_lock = threading.Lock()
+
+    @staticmethod
+    def _error(start_response: Any, code: str, message: str) -> list[bytes]:
+        body = (
+            '<?xml version="1.0" encoding="UTF-8"?>\n'
+            f"<Error><Code>{code}</Code><Message>{message}</Message></Error>"
+        ).encode()
+        start_response(
+            "400 Bad Request",
+            [("Content-Type", "application/xml"), ("Content-Length", str(len(body)))],
+        )
+        return [body]
+
+    def __call__(self, environ: dict[str, Any], start_response: Any) -> Any:
+        import base64
+        import hashlib
+        import io
+
+        method = environ.get("REQUEST_METHOD", "GET").upper()
+        path = environ.get("PATH_INFO", "").lstrip("/")
+        if method not in ("PUT", "POST", "DELETE") or "/" not in path.rstrip("/"):
+            return self.app(environ, start_response)  # reads and bucket calls as moto does
+        length = environ.get("CONTENT_LENGTH")
+        expected = environ.get("HTTP_CONTENT_MD5")
+        if length and length.isdigit():
+            body = environ["wsgi.input"].read(int(length))
+            environ["wsgi.input"] = io.BytesIO(body)
+            if expected is not None:
+                try:
+                    digest = base64.b64decode(expected, validate=True)
+                except ValueError:
+                    digest = b""
+                if len(digest) != 16:
+                    return self._error(
+                        start_response, "InvalidDigest", "The Content-MD5 you specified was invalid."
+                    )
+                if hashlib.md5(body).digest() != digest:
+                    return self._error(
+                        start_response,
+                        "BadDigest",
+                        "The Content-MD5 you specified did not match what we received.",
+                    )
+        with self._write_lock:
+            # moto builds the whole answer in the call: the lock covers check and store.
+            return list(self.app(environ, start_response))
+
+
 def run_moto_with_cors_on_every_response(argv: list[str]) -> None:
-    """Run moto's own server (same arguments as ``moto_server``) with the layer above."""
+    """Run moto's own server (same arguments as ``moto_server``) with the layers above."""
     import moto.server
 
     real_run_simple = moto.server.run_simple
 
     def run_simple(host: str, port: int, app: Any, **kwargs: Any) -> None:
-        real_run_simple(host, port, MotoCorsOnEveryResponse(app), **kwargs)
+        real_run_simple(host, port, MotoCorsOnEveryResponse(MotoWritesLikeS3(app)), **kwargs)
 
     moto.server.run_simple = run_simple  # type: ignore[assignment]
     moto.server.main(argv)
@@ -409,8 +534,10 @@ def _configure(fixture: S3Fixture, origins: list[str], test_buckets: bool) -> No
         work_around_moto_private_object_preflight_bug(s3, name)
         fixture.buckets.append(name)
 
-    def put(bucket: str, key: str, body: bytes) -> str | None:
-        response = s3.put_object(Bucket=bucket, Key=key, Body=body, ContentType=content_type(key))
+    def put(bucket: str, key: str, body: bytes, **extra: Any) -> str | None:
+        response = s3.put_object(
+            Bucket=bucket, Key=key, Body=body, ContentType=content_type(key), **extra
+        )
         return response.get("VersionId")
 
     private_bucket(EXAMPLES_BUCKET)
@@ -424,6 +551,10 @@ def _configure(fixture: S3Fixture, origins: list[str], test_buckets: bool) -> No
         if any(v in (None, "null") for v in ids) or len(set(ids)) != len(ids):
             raise RuntimeError(f"versioning did not give distinct version ids: {ids}")
         fixture.version_ids[f"{VERSIONED_BUCKET}/{HISTORY_KEY}"] = [str(v) for v in ids]
+        private_bucket(DENIED_BUCKET)
+        put(DENIED_BUCKET, DENIED_KEY, samples[DENIED_KEY])
+        deny_object_access(s3, DENIED_BUCKET)  # after the put: it denies the fixture too
+        put(EXAMPLES_BUCKET, PUBLIC_KEY, samples[NOCORS_KEY], ACL="public-read")
 
     for key, body in samples.items():
         if key != READY_KEY:
@@ -445,9 +576,10 @@ def start_s3_server(
     ``origins``: the browser origins (scheme://host:port of JupyterLab) the CORS rules allow.
     ``log_path``: where moto's output goes (appended); by default a temporary file that is
     only used for error messages.
-    ``cors_on_every_response``: run moto with ``MotoCorsOnEveryResponse`` (default), so
-    that HEAD, listings, deletes and error answers carry CORS headers as on AWS; False runs
-    the plain ``moto_server`` (found next to this Python, else on PATH).
+    ``cors_on_every_response``: run moto with ``MotoCorsOnEveryResponse`` and
+    ``MotoWritesLikeS3`` (default), so that HEAD, listings, deletes and error answers carry
+    CORS headers, ``Content-MD5`` is checked and conditional writes are atomic, as on AWS;
+    False runs the plain ``moto_server`` (found next to this Python, else on PATH).
     ``stop_with_parent`` (default): on Linux, moto gets SIGTERM when the thread that called
     this ends, so it never outlives its owner, even one killed with SIGKILL. Pass False when
     calling from a short-lived thread.
@@ -522,7 +654,7 @@ def main(argv: list[str] | None = None) -> int:
         "default: http://127.0.0.1:8888 and http://localhost:8888)",
     )
     parser.add_argument(
-        "--test-buckets", action="store_true", help="also create nocors and versioned-examples"
+        "--test-buckets", action="store_true", help="also create nocors, versioned-examples, denied and a public object"
     )
     parser.add_argument(
         "--plain-moto",

@@ -22,6 +22,7 @@ HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
 sys.path.insert(0, str(HERE))
 
+from fault_proxy import start_fault_proxy  # noqa: E402
 from s3_fixture import DEMO_ACCESS_KEY, DEMO_SECRET_KEY, start_s3_server  # noqa: E402
 
 
@@ -59,6 +60,13 @@ def main() -> int:
     parser.add_argument(
         "--lab-port", type=int, default=int(os.environ.get("BOOKSHELF_LAB_PORT", "8888"))
     )
+    parser.add_argument(
+        "--proxy-port",
+        type=int,
+        default=int(os.environ.get("BOOKSHELF_TEST_PROXY_PORT", "0")) or None,
+        help="test mode: also start the fault-injecting proxy (scripts/fault_proxy.py) in "
+        "front of the S3 server on this port",
+    )
     parser.add_argument("--run-dir", default=None, help="state folder (default .run/<mode>)")
     args = parser.parse_args()
 
@@ -85,10 +93,20 @@ def main() -> int:
     fixture = start_s3_server(
         args.s3_port, origins, test_buckets=test, log_path=str(run_dir / "s3.log")
     )
+    proxy = None
+    if test and args.proxy_port:
+        try:
+            proxy = start_fault_proxy(
+                args.proxy_port, fixture.endpoint_url, log_path=str(run_dir / "proxy.log")
+            )
+        except BaseException:
+            fixture.stop()
+            raise
     (run_dir / "fixture.json").write_text(
         json.dumps(
             {
                 "endpoint_url": fixture.endpoint_url,
+                "proxy_url": proxy.url if proxy else None,
                 "version_ids": fixture.version_ids,
                 "root_dir": str(root_dir),
                 "lab_port": args.lab_port,
@@ -171,6 +189,8 @@ def main() -> int:
                 lab.wait(timeout=15)
             except subprocess.TimeoutExpired:
                 lab.kill()
+        if proxy:
+            proxy.stop()
         fixture.stop()
         if log:
             log.close()

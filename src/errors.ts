@@ -26,6 +26,7 @@ export type BookshelfErrorCode =
   | 'Cancelled'
   | 'SaveFailed'
   | 'Corrupted'
+  | 'Interrupted'
   | 'Unknown';
 
 export class BookshelfError extends Error {

@@ -11,17 +11,19 @@ import { ISignal, Signal } from '@lumino/signaling';
 import type { ICloneDependencies } from './clone/clone';
 import { BookshelfError } from './errors';
 import { requestAPI } from './request';
-import { CredentialsProvider } from './s3/credentials';
+import type { IObjectStoreConfig } from './s3/client';
+import { CredentialsProvider, ICredentialsRequest } from './s3/credentials';
+import { diagnoseNetworkFailure, toBookshelfError } from './s3/diagnosis';
 import { loadObjectStore } from './s3/loader';
 import type { IObjectStore } from './s3/types';
-import { checkSettings, DEFAULT_SETTINGS } from './settings';
+import { checkSettings, DEFAULT_SETTINGS, features } from './settings';
 import {
   IBookshelf,
   IBookshelfInfo,
   IBookshelfSettings,
   ICloneOptions,
   ICloneRequest,
-  IInfoCheck,
+  IInfoOptions,
   IPublishOptions,
   IPublishResult,
   IPublishTargetInfo
@@ -38,6 +40,15 @@ export interface IBookshelfModelOptions {
   version: string;
   /** Translates the messages of the live checks. */
   trans?: TranslationBundle;
+  /**
+   * Creates the object store. Default: the S3 SDK's, loaded on first use;
+   * unit tests pass a fake store.
+   */
+  createObjectStore?: (config: IObjectStoreConfig) => Promise<IObjectStore>;
+  /** fetch for the reachability probe (default: the browser's). */
+  fetch?: typeof fetch;
+  /** This page's origin, for the CORS checks (default: the window's). */
+  origin?: string;
 }
 
 /**
@@ -70,6 +81,13 @@ export class BookshelfModel implements IBookshelf {
   }
 
   /**
+   * The frontend's version.
+   */
+  get version(): string {
+    return this._options.version;
+  }
+
+  /**
    * Replace the settings (from the settings registry).
    */
   updateSettings(settings: IBookshelfSettings): void {
@@ -80,13 +98,16 @@ export class BookshelfModel implements IBookshelf {
   /**
    * An object store for the current settings; loads the SDK on first use.
    */
-  async objectStore(): Promise<IObjectStore> {
-    const settings = this._settings;
-    return loadObjectStore({
+  async objectStore(
+    settings: IBookshelfSettings = this._settings,
+    request: ICredentialsRequest = {}
+  ): Promise<IObjectStore> {
+    const create = this._options.createObjectStore ?? loadObjectStore;
+    return create({
       endpointUrl: settings.endpointUrl,
       region: settings.region,
       forcePathStyle: settings.forcePathStyle,
-      credentials: () => this._options.credentials.get(settings)
+      credentials: () => this._options.credentials.get(settings, request)
     });
   }
 
@@ -96,27 +117,42 @@ export class BookshelfModel implements IBookshelf {
    */
   async explain(
     error: unknown,
-    context: { bucket?: string; key?: string; versionId?: string } = {}
+    context: { bucket?: string; key?: string; versionId?: string } = {},
+    settings: IBookshelfSettings = this._settings
   ): Promise<BookshelfError> {
-    // Loaded on the first failure, not at start-up.
-    const { diagnoseNetworkFailure, toBookshelfError } =
-      await import('./s3/diagnosis');
-    const failure = toBookshelfError(error, {
-      ...context,
-      endpointUrl: this._settings.endpointUrl
+    const serviceUrl = this.serviceUrl(settings);
+    const failure = await diagnoseNetworkFailure(
+      toBookshelfError(error, { ...context, endpointUrl: serviceUrl }),
+      serviceUrl,
+      this._options.fetch,
+      settings.forcePathStyle
+    );
+    const mode = settings.credentials.mode;
+    if (
+      (failure.code === 'InvalidCredentials' &&
+        failure.detail.reason === 'refused') ||
+      failure.code === 'ExpiredCredentials'
+    ) {
+      // The next try asks again (session) or fetches new ones (endpoint).
+      this._options.credentials.invalidate(settings);
+    }
+    return new BookshelfError(failure.code, failure.message, {
+      ...failure.detail,
+      mode
     });
-    return diagnoseNetworkFailure(failure, this._settings.endpointUrl);
   }
 
   async clone(
     request: ICloneRequest,
     options: ICloneOptions & { defaultFolder?: string } = {}
   ): Promise<Contents.IModel> {
-    const problems = checkSettings(this._settings);
+    options = options ?? {};
+    const problems = checkSettings(this._settings, false, this._trans);
     if (problems.length) {
       throw new BookshelfError(
         'NotConfigured',
-        problems.map(problem => problem.message).join(' ')
+        problems.map(problem => problem.message).join(' '),
+        { reason: 'settings' }
       );
     }
     const deps: ICloneDependencies = {
@@ -133,10 +169,16 @@ export class BookshelfModel implements IBookshelf {
         onProgress: options.onProgress
       });
     } catch (error) {
+      // The request may be anything an API caller sent: name only text.
+      const fields = (
+        typeof request === 'object' && request !== null ? request : {}
+      ) as { [name: string]: unknown };
+      const text = (name: string) =>
+        typeof fields[name] === 'string' ? (fields[name] as string) : undefined;
       throw await this.explain(error, {
-        bucket: request.s3_bucket,
-        key: request.s3_key,
-        versionId: request.s3_version_id
+        bucket: text('s3_bucket'),
+        key: text('s3_key'),
+        versionId: text('s3_version_id')
       });
     }
   }
@@ -162,6 +204,7 @@ export class BookshelfModel implements IBookshelf {
     path: string,
     options: IPublishOptions = {}
   ): Promise<IPublishResult> {
+    options = options ?? {};
     // The publish code loads on first use, not at start-up.
     const { publishNotebook } = await import('./publish/publish');
     const settings = this._settings;
@@ -189,37 +232,23 @@ export class BookshelfModel implements IBookshelf {
     }
   }
 
-  async info(options: { live?: boolean } = {}): Promise<IBookshelfInfo> {
-    const trans = this._trans;
-    let info: IBookshelfInfo;
-    let shimCheck: IInfoCheck;
-    try {
-      info = await requestAPI<IBookshelfInfo>(
-        '',
-        {},
-        this._options.serverSettings
-      );
-      shimCheck = {
-        id: 'shim',
-        label: trans.__('Server extension'),
-        ok: true,
-        message: trans.__('jupyterlab_bookshelf %1 answers.', info.release)
-      };
-    } catch {
-      info = { release: this._options.version, features: {} };
-      shimCheck = {
-        id: 'shim',
-        label: trans.__('Server extension'),
-        ok: false,
-        message: trans.__(
-          'The server extension jupyterlab_bookshelf does not answer: install it with pip in the environment of the Jupyter server and restart the server.'
-        )
-      };
-    }
+  async info(options: IInfoOptions = {}): Promise<IBookshelfInfo> {
+    const settings = this._settings;
+    const info: IBookshelfInfo = {
+      release: this._options.version,
+      features: features(settings)
+    };
     if (!options.live) {
       return info;
     }
-    return { ...info, checks: [shimCheck, ...(await this._liveChecks())] };
+    // The checks' code loads when they first run.
+    const { LiveChecks } = await import('./info');
+    const checks = new LiveChecks(this, settings, this._trans, {
+      origin: this._origin,
+      fetch: this._options.fetch,
+      askCredentials: options.askCredentials === true
+    });
+    return { ...info, checks: await checks.run() };
   }
 
   /**
@@ -247,95 +276,28 @@ export class BookshelfModel implements IBookshelf {
     return new Uint8Array(await response.arrayBuffer());
   }
 
-  private async _liveChecks(): Promise<IInfoCheck[]> {
-    const trans = this._trans;
-    const settings = this._settings;
-    const checks: IInfoCheck[] = [];
-    const problems = checkSettings(settings);
-    checks.push({
-      id: 'settings',
-      label: trans.__('Settings'),
-      ok: problems.length === 0,
-      message: problems.length
-        ? problems
-            .map(problem => `${problem.setting}: ${problem.message}`)
-            .join(' ')
-        : trans.__('The settings are complete.')
-    });
-    let credentialsOk = false;
-    try {
-      await this._options.credentials.get(settings);
-      credentialsOk = true;
-      checks.push({
-        id: 'credentials',
-        label: trans.__('Credentials'),
-        ok: true,
-        message:
-          settings.credentials.mode === 'anonymous'
-            ? trans.__('Requests are unsigned (anonymous mode).')
-            : trans.__(
-                'Credentials are available (%1 mode).',
-                settings.credentials.mode
-              )
-      });
-    } catch (error) {
-      checks.push({
-        id: 'credentials',
-        label: trans.__('Credentials'),
-        ok: false,
-        message: error instanceof Error ? error.message : String(error)
-      });
-    }
-    const bucket = settings.publishBucket;
-    if (!bucket) {
-      checks.push({
-        id: 'publish-bucket',
-        label: trans.__('Publish bucket'),
-        ok: false,
-        message: trans.__(
-          'No publish bucket is set: set "Publish bucket" in the Bookshelf settings to publish notebooks.'
-        )
-      });
-      return checks;
-    }
-    if (!credentialsOk) {
-      return checks;
-    }
-    try {
-      const store = await this.objectStore();
-      await store.headBucket(bucket);
-      checks.push({
-        id: 'publish-bucket',
-        label: trans.__('Publish bucket'),
-        ok: true,
-        message: trans.__('s3://%1 is reachable.', bucket)
-      });
-      const versioning = await store.getBucketVersioning(bucket);
-      checks.push({
-        id: 'versioning',
-        label: trans.__('Versioning'),
-        ok: versioning === 'Enabled',
-        message:
-          versioning === 'Enabled'
-            ? trans.__(
-                'Versioning is on for s3://%1: every publish keeps the earlier versions.',
-                bucket
-              )
-            : trans.__(
-                'Versioning is off for s3://%1: a publish replaces the earlier object for good. Turn versioning on for the bucket to keep every version.',
-                bucket
-              )
-      });
-    } catch (error) {
-      const failure = await this.explain(error, { bucket });
-      checks.push({
-        id: 'publish-bucket',
-        label: trans.__('Publish bucket'),
-        ok: false,
-        message: failure.message
-      });
-    }
-    return checks;
+  /**
+   * The URL of the S3 service: the endpoint, or Amazon S3's for the region.
+   */
+  serviceUrl(settings: IBookshelfSettings = this._settings): string {
+    return (
+      settings.endpointUrl ||
+      `https://s3.${settings.region || 'us-east-1'}.amazonaws.com`
+    );
+  }
+
+  /**
+   * The version of the server shim, or the reason it does not answer.
+   */
+  async shimInfo(): Promise<IBookshelfInfo> {
+    return requestAPI<IBookshelfInfo>('', {}, this._options.serverSettings);
+  }
+
+  private get _origin(): string {
+    return (
+      this._options.origin ??
+      (typeof window !== 'undefined' ? window.location.origin : '')
+    );
   }
 
   private _options: IBookshelfModelOptions;

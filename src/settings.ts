@@ -2,6 +2,10 @@
  * Parsing and checking of the Bookshelf settings (schema/core.json).
  * No UI imports: used by the plugins and unit tested on its own.
  */
+import { nullTranslator, TranslationBundle } from '@jupyterlab/translation';
+
+import { checkBucket } from './clone/request';
+import { TRANSLATION_DOMAIN } from './commands';
 import { CredentialsMode, IBookshelfSettings, OverwritePolicy } from './tokens';
 
 const CREDENTIALS_MODES: CredentialsMode[] = [
@@ -108,11 +112,63 @@ export function parseSettings(composite: unknown): IBookshelfSettings {
 }
 
 /**
- * A problem of the settings, by setting name.
+ * A problem of the settings, by setting name. The message is translated and
+ * names settings, never their values (a value may hold a secret).
  */
 export interface ISettingsProblem {
   setting: string;
   message: string;
+}
+
+const SCHEME = /^([a-zA-Z][a-zA-Z0-9+.-]*):\/\/([^/?#]*)([^?#]*)/;
+
+/**
+ * An http(s) URL as it may be shown: without user name, password, query or
+ * fragment (which may hold secrets), without trailing slashes; null when it
+ * is not an http or https URL with a host. Follows the server shim's
+ * `_endpoint_url` (jupyterlab_bookshelf/settings.py), so that both report
+ * the same endpoint.
+ */
+export function displayEndpointUrl(value: string): string | null {
+  const match = SCHEME.exec(value);
+  if (!match) {
+    return null;
+  }
+  const scheme = match[1].toLowerCase();
+  if (scheme !== 'http' && scheme !== 'https') {
+    return null;
+  }
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return null;
+  }
+  if (!url.hostname) {
+    return null;
+  }
+  const hostPort = match[2].slice(match[2].lastIndexOf('@') + 1);
+  const port = /^(?:\[[^\]]*\]|[^:]*)(?::(\d+))?$/.exec(hostPort)?.[1];
+  const host = url.hostname.toLowerCase();
+  const shown = `${scheme}://${host}${port ? `:${Number(port)}` : ''}${match[3]}`;
+  return shown.replace(/\/+$/, '');
+}
+
+/**
+ * Whether a URL carries a user name or password.
+ */
+function hasUserInfo(value: string): boolean {
+  const match = SCHEME.exec(value);
+  return !!match && match[2].includes('@');
+}
+
+/**
+ * A URL or path as it may be shown in a message: user name, password, query
+ * and fragment left out.
+ */
+export function displayUrl(value: string): string {
+  const withoutQuery = value.replace(/[?#].*$/s, '');
+  return withoutQuery.replace(/^([a-zA-Z][a-zA-Z0-9+.-]*:\/\/)[^/@]*@/, '$1');
 }
 
 /**
@@ -121,72 +177,152 @@ export interface ISettingsProblem {
  */
 export function checkSettings(
   settings: IBookshelfSettings,
-  forPublish = false
+  forPublish = false,
+  trans: TranslationBundle = nullTranslator.load(TRANSLATION_DOMAIN)
 ): ISettingsProblem[] {
   const problems: ISettingsProblem[] = [];
   if (settings.endpointUrl) {
-    let url: URL | null = null;
-    try {
-      url = new URL(settings.endpointUrl);
-    } catch {
-      url = null;
-    }
-    if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
+    if (displayEndpointUrl(settings.endpointUrl) === null) {
       problems.push({
         setting: 'endpointUrl',
-        message: `'${settings.endpointUrl}' is not an http or https URL.`
+        message: trans.__(
+          'The S3 endpoint URL is not an http:// or https:// URL.'
+        )
       });
-    } else if (url.username || url.password) {
+    } else if (hasUserInfo(settings.endpointUrl)) {
       problems.push({
         setting: 'endpointUrl',
-        message: 'The endpoint URL must not contain a user name or password.'
+        message: trans.__(
+          'The S3 endpoint URL must not contain a user name or password; the credentials mode says how to sign in.'
+        )
       });
     }
   }
   if (!settings.region) {
-    problems.push({ setting: 'region', message: 'The region is empty.' });
+    problems.push({
+      setting: 'region',
+      message: trans.__('The region is empty.')
+    });
   }
   const credentials = settings.credentials;
   if (credentials.mode === 'settings') {
     if (!credentials.accessKeyId || !credentials.secretAccessKey) {
       problems.push({
         setting: 'credentials',
-        message:
-          "The mode is 'settings' but the access key id or the secret access key is empty."
+        message: trans.__(
+          'The credentials mode is "settings" but the access key id or the secret access key is empty.'
+        )
       });
     }
   } else if (credentials.mode === 'endpoint' && !credentials.endpoint) {
     problems.push({
       setting: 'credentials',
-      message: "The mode is 'endpoint' but no credentials URL is set."
+      message: trans.__(
+        'The credentials mode is "endpoint" but no credentials URL is set.'
+      )
     });
   }
-  if (forPublish && !settings.publishBucket) {
-    problems.push({
-      setting: 'publishBucket',
-      message: 'No publish bucket is set.'
-    });
+  if (forPublish) {
+    if (!settings.publishBucket) {
+      problems.push({
+        setting: 'publishBucket',
+        message: trans.__('No publish bucket is set.')
+      });
+    } else {
+      const rule = checkBucket(settings.publishBucket);
+      if (rule) {
+        problems.push({
+          setting: 'publishBucket',
+          message: trans.__('The publish bucket name is not valid: %1.', rule)
+        });
+      }
+    }
   }
   return problems;
 }
 
 /**
- * The settings as they may be shown: every secret left out.
+ * The settings as they may be shown: every secret left out, URLs without
+ * user name, password, query or fragment.
  */
 export function publicSettings(settings: IBookshelfSettings): {
   [key: string]: string | boolean | number | string[];
 } {
   return {
-    endpointUrl: settings.endpointUrl,
+    endpointUrl: settings.endpointUrl
+      ? (displayEndpointUrl(settings.endpointUrl) ??
+        displayUrl(settings.endpointUrl))
+      : '',
     region: settings.region,
     forcePathStyle: settings.forcePathStyle,
     credentialsMode: settings.credentials.mode,
-    credentialsEndpoint: settings.credentials.endpoint,
+    credentialsEndpoint: displayUrl(settings.credentials.endpoint),
     publishBucket: settings.publishBucket,
     publishPrefix: settings.publishPrefix,
     overwritePolicy: settings.overwritePolicy,
     allowedBuckets: settings.allowedBuckets,
     openAfterClone: settings.openAfterClone,
     maxObjectSizeMB: settings.maxObjectSizeMB
+  };
+}
+
+/**
+ * The features of the configuration, as the server shim's
+ * `GET /api/bookshelf` reports them (`features()` in
+ * jupyterlab_bookshelf/settings.py): the same names, values and problem
+ * texts, so that the browser's `IBookshelf.info()` and the shim agree. The
+ * problem texts are the API's (English, naming settings, never values); the
+ * info panel shows translated checks instead.
+ */
+export function features(settings: IBookshelfSettings): {
+  [name: string]: boolean | string;
+} {
+  const clone: string[] = [];
+  if (!settings.region) {
+    clone.push('region is empty');
+  }
+  if (settings.endpointUrl) {
+    if (displayEndpointUrl(settings.endpointUrl) === null) {
+      clone.push('endpointUrl must be empty or an http:// or https:// URL');
+    } else if (hasUserInfo(settings.endpointUrl)) {
+      clone.push('endpointUrl must not contain a user name or password');
+    }
+  }
+  const credentials = settings.credentials;
+  if (credentials.mode === 'settings') {
+    for (const name of ['accessKeyId', 'secretAccessKey'] as const) {
+      if (!credentials[name]) {
+        clone.push(
+          `credentials.mode is 'settings' but credentials.${name} is empty`
+        );
+      }
+    }
+  } else if (credentials.mode === 'endpoint' && !credentials.endpoint) {
+    clone.push(
+      "credentials.mode is 'endpoint' but credentials.endpoint is empty"
+    );
+  }
+  const publish: string[] = [];
+  const rule = settings.publishBucket
+    ? checkBucket(settings.publishBucket)
+    : null;
+  if (rule) {
+    publish.push(`publishBucket: ${rule}`);
+  }
+  return {
+    clone_valid: clone.length === 0,
+    publish_valid:
+      clone.length === 0 && publish.length === 0 && !!settings.publishBucket,
+    credentials_mode: credentials.mode,
+    endpoint_url: settings.endpointUrl
+      ? (displayEndpointUrl(settings.endpointUrl) ?? '')
+      : '',
+    region: settings.region,
+    force_path_style: settings.forcePathStyle,
+    publish_bucket: settings.publishBucket,
+    publish_prefix: settings.publishPrefix,
+    overwrite_policy: settings.overwritePolicy,
+    links_restricted: settings.allowedBuckets.length > 0,
+    settings_problem: [...clone, ...publish].join('; ')
   };
 }

@@ -129,19 +129,45 @@ export interface IPublishTargetInfo {
  */
 export interface IInfoCheck {
   id: string;
+  /** Translated name of what is checked. */
   label: string;
+  /** Passed. */
   ok: boolean;
-  /** What was found, and the fix when it failed. */
+  /** `skip`: could not be checked (the message says why). */
+  state: 'pass' | 'fail' | 'skip';
+  /** What was checked and found, translated. */
   message: string;
+  /** What to do, translated; empty when nothing is to be done. */
+  fix: string;
+  /** A CORS rule to add (JSON), when the fix is to add one. */
+  rule?: string;
+  /** An action the panel offers: enter session credentials now. */
+  action?: 'enter-credentials';
 }
 
 /**
- * What the shim's GET /api/bookshelf answers, plus the browser's checks.
+ * The seed's info: `release` and `features` are what the server shim's
+ * GET /api/bookshelf answers for the same settings; the browser adds the
+ * live checks.
  */
 export interface IBookshelfInfo {
   release: string;
   features: { [name: string]: boolean | string };
   checks?: IInfoCheck[];
+}
+
+/**
+ * Options of `IBookshelf.info`.
+ */
+export interface IInfoOptions {
+  /** Run the live checks (network requests to the server and to S3). */
+  live?: boolean;
+  /**
+   * In session mode, ask for credentials when none are held, so that the
+   * buckets can be checked (default false: the checks never open a dialog
+   * by themselves).
+   */
+  askCredentials?: boolean;
 }
 
 /**
@@ -153,7 +179,7 @@ export interface IBookshelf {
   /** Emitted when the effective settings change. */
   readonly settingsChanged: ISignal<IBookshelf, IBookshelfSettings>;
   /** Version and features; with `live`, the live checks too. */
-  info(options?: { live?: boolean }): Promise<IBookshelfInfo>;
+  info(options?: IInfoOptions): Promise<IBookshelfInfo>;
   /** Clone an object into the file tree; resolves to the new file's model. */
   clone(
     request: ICloneRequest,

@@ -4,9 +4,17 @@
 token and exposes JupyterLab's JavaScript objects to the page.
 """
 
+import sys
+from pathlib import Path
+
 from jupyterlab.galata import configure_jupyter_server
 
 configure_jupyter_server(c)  # noqa: F821
+
+# The test-only credentials endpoint of the "endpoint" mode tests
+# (test_server/bookshelf_test_credentials.py): it is not in the package.
+sys.path.insert(0, str(Path(__file__).resolve().parent / "test_server"))
+c.ServerApp.jpserver_extensions.update({"bookshelf_test_credentials": True})  # noqa: F821
 
 # Port, root folder and settings folders are given on the command line by
 # scripts/serve.py, which also starts the S3 server the tests use.

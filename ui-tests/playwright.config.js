@@ -7,6 +7,10 @@ const baseConfig = require('@jupyterlab/galata/lib/playwright-config');
 
 const labPort = Number(process.env.BOOKSHELF_TEST_LAB_PORT || 18888);
 const s3Port = Number(process.env.BOOKSHELF_TEST_S3_PORT || 19000);
+// The fault-injecting proxy in front of the S3 server; the fault tests use
+// the next two ports too, for an S3 server of their own that they stop.
+const proxyPort = Number(process.env.BOOKSHELF_TEST_PROXY_PORT || s3Port + 1);
+process.env.BOOKSHELF_TEST_PROXY_PORT = String(proxyPort);
 // The servers' state folder; tests read fixture.json from it.
 const runDir = path.resolve(
   process.env.BOOKSHELF_TEST_RUN_DIR ||
@@ -53,7 +57,7 @@ module.exports = {
     }
   },
   webServer: {
-    command: `python ../scripts/serve.py --mode test --s3-port ${s3Port} --lab-port ${labPort} --run-dir "${runDir}"`,
+    command: `python ../scripts/serve.py --mode test --s3-port ${s3Port} --lab-port ${labPort} --proxy-port ${proxyPort} --run-dir "${runDir}"`,
     url: `http://127.0.0.1:${labPort}/lab`,
     timeout: 120 * 1000,
     reuseExistingServer: false,

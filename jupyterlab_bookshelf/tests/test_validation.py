@@ -76,6 +76,11 @@ def test_invalid_buckets(bucket, message):
         ("folder/", "the key ends with '/', which names a folder, not an object"),
         ("folder/..", "the key's last segment must not be '..'"),
         (
+            "../a.ipynb",
+            "a key has no '.' or '..' segment: a browser would resolve it and read another object",
+        ),
+        ("a/./b.ipynb", "a key has no '.' or '..' segment: a browser would resolve it and read another object"),
+        (
             "config/.env",
             "the object's name '.env' starts with a dot, which Jupyter hides; give a target_path",
         ),
@@ -91,7 +96,7 @@ def test_invalid_keys(key, message):
 
 
 @pytest.mark.parametrize(
-    "key", ["a", "folder/My Notebook.ipynb", "../a.ipynb", "<script>x</script>", "\u00e9" * 120]
+    "key", ["a", "folder/My Notebook.ipynb", "a..b/c.ipynb", "<script>x</script>", "\u00e9" * 120]
 )
 def test_valid_keys(key):
     assert problems_of(s3_key=key) == []

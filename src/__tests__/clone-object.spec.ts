@@ -288,7 +288,9 @@ describe('cloneObject', () => {
       putObject: (bucket, key, body, putOptions) =>
         store.putObject(bucket, key, body, putOptions),
       getBucketVersioning: bucket => store.getBucketVersioning(bucket),
-      headBucket: bucket => store.headBucket(bucket)
+      headBucket: bucket => store.headBucket(bucket),
+      getBucketCors: bucket => store.getBucketCors(bucket),
+      getBucketPolicy: bucket => store.getBucketPolicy(bucket)
     };
     deps = { ...deps, store: blind };
     store.addObject('shared', 'huge.bin', randomBytes(1024 * 1024 + 1));

@@ -27,7 +27,7 @@ describe('validateCloneRequest', () => {
       'a key with spaces and unicode',
       { ...valid, s3_key: 'Q3 résumé/ß.ipynb' }
     ],
-    ['a key with ../ in its folders', { ...valid, s3_key: 'a/../b/q3.ipynb' }],
+    ['a key with .. inside a segment', { ...valid, s3_key: 'a/..b/q3.ipynb' }],
     ['a key whose base name has dots inside', { ...valid, s3_key: 'x/a..b' }],
     ['a target folder', { ...valid, target_path: 'work/' }],
     ['a target file', { ...valid, target_path: 'work/copy.ipynb' }],
@@ -274,6 +274,19 @@ describe('validateCloneRequest', () => {
       { ...valid, s3_key: '..' },
       's3_key',
       "must not be '..'"
+    ],
+    [
+      // A browser would request /bucket/b/q3.ipynb instead.
+      'a key with ../ in its folders',
+      { ...valid, s3_key: 'a/../b/q3.ipynb' },
+      's3_key',
+      "s3_key: a key has no '.' or '..' segment: a browser would resolve it and read another object"
+    ],
+    [
+      'a key with ./ in its folders',
+      { ...valid, s3_key: './q3.ipynb' },
+      's3_key',
+      "a key has no '.' or '..' segment"
     ],
     [
       'a key given twice',

@@ -4,6 +4,8 @@ import * as path from 'path';
 import {
   checkSettings,
   DEFAULT_SETTINGS,
+  displayEndpointUrl,
+  displayUrl,
   parseSettings,
   publicSettings
 } from '../settings';
@@ -102,12 +104,38 @@ describe('checkSettings', () => {
   });
 
   it.each([
-    ['ftp://example.org', 'endpointUrl'],
-    ['not a url', 'endpointUrl'],
-    ['http://user:pw@example.org', 'endpointUrl']
-  ])('refuses the endpoint %s', (endpointUrl, setting) => {
+    ['ftp://example.org/hunter2', 'endpointUrl'],
+    ['not a url hunter2', 'endpointUrl'],
+    ['http://user:hunter2@example.org', 'endpointUrl'],
+    ['https://s3.example.org:99999/hunter2', 'endpointUrl']
+  ])('refuses the endpoint %s without quoting it', (endpointUrl, setting) => {
     const problems = checkSettings({ ...base, endpointUrl });
     expect(problems.map(p => p.setting)).toEqual([setting]);
+    // The URL may carry a password: the message never quotes it.
+    expect(problems[0].message).not.toContain('hunter2');
+  });
+
+  it('checks the publish bucket name for publishing', () => {
+    const problems = checkSettings(
+      { ...base, publishBucket: 'Bad_Bucket' },
+      true
+    );
+    expect(problems).toEqual([
+      {
+        setting: 'publishBucket',
+        message:
+          "The publish bucket name is not valid: a bucket name has only lowercase letters a-z, digits, dots and hyphens (found 'B')."
+      }
+    ]);
+  });
+
+  it('translates its messages', () => {
+    const trans = { __: (text: string) => `«${text}»` } as any;
+    const problems = checkSettings({ ...base, region: '' }, true, trans);
+    expect(problems.map(p => p.message)).toEqual([
+      '«The region is empty.»',
+      '«No publish bucket is set.»'
+    ]);
   });
 
   it('needs both keys in settings mode, without showing them', () => {
@@ -133,7 +161,44 @@ describe('checkSettings', () => {
   });
 });
 
+describe('displayUrl and displayEndpointUrl', () => {
+  it.each([
+    ['/bookshelf/credentials?token=hunter2#x', '/bookshelf/credentials'],
+    ['https://u:hunter2@h.example.org/c?x=1', 'https://h.example.org/c'],
+    ['creds', 'creds']
+  ])('shows %s as %s', (url, shown) => {
+    expect(displayUrl(url)).toBe(shown);
+  });
+
+  it.each([
+    ['http://127.0.0.1:9000', 'http://127.0.0.1:9000'],
+    ['HTTPS://S3.Example.ORG/base/', 'https://s3.example.org/base'],
+    [
+      'https://u:hunter2@s3.example.org:8443/?sig=hunter2',
+      'https://s3.example.org:8443'
+    ],
+    ['http://[::1]:9000', 'http://[::1]:9000'],
+    ['ftp://s3.example.org', null],
+    ['http://', null],
+    ['s3.example.org', null]
+  ])('shows the endpoint %s as %s', (url, shown) => {
+    expect(displayEndpointUrl(url)).toBe(shown);
+  });
+});
+
 describe('publicSettings', () => {
+  it('shows URLs without user name, password or query', () => {
+    const shown = publicSettings(
+      parseSettings({
+        endpointUrl: 'https://admin:hunter2@s3.example.org/?k=hunter2',
+        credentials: { mode: 'endpoint', endpoint: '/creds?key=hunter2' }
+      })
+    );
+    expect(shown.endpointUrl).toBe('https://s3.example.org');
+    expect(shown.credentialsEndpoint).toBe('/creds');
+    expect(JSON.stringify(shown)).not.toContain('hunter2');
+  });
+
   it('leaves every secret out', () => {
     const shown = JSON.stringify(
       publicSettings(

@@ -11,12 +11,16 @@ import type { TranslationBundle } from '@jupyterlab/translation';
 import type { ReadonlyPartialJSONObject } from '@lumino/coreutils';
 
 import { candidateNames } from '../clone/naming';
-import { keyBaseName, readCloneQuery } from '../clone/request';
+import {
+  keyBaseName,
+  readCloneQuery,
+  validateCloneRequest
+} from '../clone/request';
 import { CommandIDs } from '../commands';
 import { isCancelled } from '../errors';
-import { describeError } from '../messages';
 import type { IBookshelf, ICloneRequest } from '../tokens';
 import { showCloneDialog } from '../widgets/CloneDialog';
+import { notifyError } from '../widgets/errorNotification';
 import { withTransferNotification } from '../widgets/transferNotification';
 
 /**
@@ -103,11 +107,7 @@ export async function runClone(
       );
       return null;
     }
-    const description = describeError(error, trans);
-    Notification.error(
-      [description.message, description.fix].filter(Boolean).join(' '),
-      { autoClose: false }
-    );
+    notifyError(error, trans);
     return null;
   }
 }
@@ -171,6 +171,21 @@ export async function openCloneLink(
       trans.__(
         'This clone link gives %1 more than once; ask for a corrected link.',
         repeated.join(', ')
+      ),
+      { autoClose: false }
+    );
+    return;
+  }
+  // The dialog shows a target_path split into folder and name, which
+  // would hide some of its problems: a link's must be valid as it is.
+  const targetProblem = validateCloneRequest(query).find(
+    problem => problem.field === 'target_path'
+  );
+  if (targetProblem) {
+    Notification.error(
+      trans.__(
+        'This clone link is not valid (%1); ask for a corrected link.',
+        targetProblem.message
       ),
       { autoClose: false }
     );

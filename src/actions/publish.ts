@@ -13,9 +13,9 @@ import type { IDocumentManager } from '@jupyterlab/docmanager';
 import type { TranslationBundle } from '@jupyterlab/translation';
 
 import { BookshelfError, isCancelled } from '../errors';
-import { describeError } from '../messages';
 import type { IBookshelf, IPublishResult } from '../tokens';
 import { showPublishDialog } from '../widgets/PublishDialog';
+import { notifyError } from '../widgets/errorNotification';
 import { withTransferNotification } from '../widgets/transferNotification';
 
 /**
@@ -85,7 +85,19 @@ async function settleUnsavedChanges(
     defaultButton: 2
   });
   if (result.button.label === saveButton.label) {
-    await documentContext.save();
+    try {
+      await documentContext.save();
+    } catch {
+      // The document context has shown the server's error already.
+      Notification.error(
+        trans.__(
+          '"%1" could not be saved, so nothing was published. Save it, then publish again.',
+          path
+        ),
+        { autoClose: false }
+      );
+      return false;
+    }
     return true;
   }
   return result.button.label === savedButton.label;
@@ -182,11 +194,7 @@ export async function executePublish(
       await showNotConfigured(context);
       return null;
     }
-    const description = describeError(error, trans);
-    Notification.error(
-      [description.message, description.fix].filter(Boolean).join(' '),
-      { autoClose: false }
-    );
+    notifyError(error, trans);
     return null;
   }
 }

@@ -11,6 +11,7 @@ import type { IFolderLocks } from './locks';
 import { resolveTarget, type ICloneTarget } from './naming';
 import { checkCloneRequest, checkFileName, keyBaseName } from './request';
 import {
+  asSaveFailed,
   hasResponseStatus,
   writeNewFile,
   type IContentsWriter
@@ -53,7 +54,8 @@ export interface ICloneObjectOptions {
  * Throws `BookshelfError`s: `InvalidRequest` (with the field in `detail`)
  * for a bad request or a missing folder, the store's errors (`NoSuchKey`,
  * `AccessDenied`, …), `TooLarge`, `NotANotebook`, `Cancelled`, `Conflict`
- * when no free name is found; a contents API failure is rethrown as is.
+ * when no free name is found, `SaveFailed` when the contents API fails
+ * while saving (with its HTTP status in `detail.status`).
  * Nothing is written unless the whole clone succeeds.
  *
  * Does not check the `allowedBuckets` setting, which restricts links only:
@@ -88,12 +90,16 @@ export async function cloneObject(
   throwIfAborted(signal);
 
   const data = classifyObject(target.name, object.bytes);
-  return writeNewFile(deps.contents, target.folder, target.name, data, {
-    signal,
-    locks: deps.locks,
-    chunkSize: options.chunkSize,
-    onProgress: progress => onProgress?.({ phase: 'save', ...progress })
-  });
+  try {
+    return await writeNewFile(deps.contents, target.folder, target.name, data, {
+      signal,
+      locks: deps.locks,
+      chunkSize: options.chunkSize,
+      onProgress: progress => onProgress?.({ phase: 'save', ...progress })
+    });
+  } catch (error) {
+    throw asSaveFailed(error, target.folder);
+  }
 }
 
 /**
@@ -109,7 +115,10 @@ async function findTarget(
   let target = resolveTarget(request, defaultFolder);
   const targetPath = request.target_path;
   if (targetPath && !targetPath.endsWith('/')) {
-    const existing = await getModel(contents, targetPath);
+    // Only a folder there matters; any other answer (jupyter_server
+    // answers 500 for a path below a file) leaves the folder check below
+    // to say what is wrong.
+    const existing = await getModel(contents, targetPath).catch(() => null);
     if (existing?.type === 'directory') {
       target = { folder: targetPath, name: keyBaseName(request.s3_key) };
       // The name now comes from the key, which validation did not check.
@@ -123,7 +132,12 @@ async function findTarget(
     }
   }
   if (target.folder !== '') {
-    const folder = await getModel(contents, target.folder);
+    let folder: Contents.IModel | null;
+    try {
+      folder = await getModel(contents, target.folder);
+    } catch (error) {
+      throw asSaveFailed(error, target.folder);
+    }
     // Without a target_path the folder is the caller's default.
     const prefix = targetPath ? 'target_path: the' : 'The';
     if (!folder) {

@@ -24,6 +24,13 @@ export interface IClassifiedObject extends IFileData {
 const BYTES_PER_MB = 1024 * 1024;
 
 /**
+ * The deepest nesting of lists and objects a notebook may have. Jupyter
+ * reads notebooks recursively and cannot open one nested some hundreds of
+ * levels deep (RecursionError); real notebooks stay far below this.
+ */
+export const MAX_NOTEBOOK_DEPTH = 200;
+
+/**
  * The size limit in bytes for the `maxObjectSizeMB` setting (1 MB is
  * 1024 × 1024 bytes here).
  */
@@ -85,6 +92,12 @@ export function checkNotebook(bytes: Uint8Array): void {
   } catch {
     throw notANotebook('it is not UTF-8 text.');
   }
+  const depth = jsonDepth(text, MAX_NOTEBOOK_DEPTH);
+  if (depth > MAX_NOTEBOOK_DEPTH) {
+    throw notANotebook(
+      `its JSON is nested more than ${MAX_NOTEBOOK_DEPTH} levels deep, which Jupyter cannot open.`
+    );
+  }
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -126,6 +139,40 @@ export function checkNotebook(bytes: Uint8Array): void {
   if (!Array.isArray(notebook.cells)) {
     throw notANotebook("'cells' is not a list.");
   }
+}
+
+/**
+ * How deep lists and objects nest in JSON text, counted without parsing
+ * it; stops counting once past `limit`. Brackets inside strings do not
+ * count. For text that is not JSON the result means nothing.
+ */
+export function jsonDepth(text: string, limit = Infinity): number {
+  let depth = 0;
+  let deepest = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (inString) {
+      if (code === 0x5c) {
+        i++; // the escaped character
+      } else if (code === 0x22) {
+        inString = false;
+      }
+    } else if (code === 0x22) {
+      inString = true;
+    } else if (code === 0x5b || code === 0x7b) {
+      depth++;
+      if (depth > deepest) {
+        deepest = depth;
+        if (deepest > limit) {
+          return deepest;
+        }
+      }
+    } else if (code === 0x5d || code === 0x7d) {
+      depth--;
+    }
+  }
+  return deepest;
 }
 
 /**

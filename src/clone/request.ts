@@ -309,7 +309,11 @@ function checkRequired(value: string | undefined, what: string): string | null {
   return value ? null : `${what} is required`;
 }
 
-function checkBucket(bucket: string): string | null {
+/**
+ * The S3 bucket naming rule a name breaks, or null; the same texts as the
+ * shim's `check_bucket`. Also used for the publishBucket setting.
+ */
+export function checkBucket(bucket: string): string | null {
   if (bucket.length < 3 || bucket.length > 63) {
     return `a bucket name has 3 to 63 characters (got ${bucket.length})`;
   }
@@ -356,6 +360,11 @@ export function checkKey(key: string): string | null {
   const baseName = keyBaseName(key);
   if (baseName === '.' || baseName === '..') {
     return `the key's last segment must not be '${baseName}'`;
+  }
+  // A browser resolves '.' and '..' in a request's path (also written as
+  // %2E), so the request would read another object, even of another bucket.
+  if (key.split('/').some(segment => segment === '.' || segment === '..')) {
+    return "a key has no '.' or '..' segment: a browser would resolve it and read another object";
   }
   return null;
 }

@@ -76,9 +76,10 @@ export async function writeNewFile(
   const { signal } = options;
   throwIfAborted(signal);
   const temporaryPath = joinPath(folder, temporaryName(name));
+  const inFlight: IInFlight = { save: null };
   let renamed = false;
   try {
-    await upload(contents, temporaryPath, data, options);
+    await upload(contents, temporaryPath, data, options, inFlight);
     throwIfAborted(signal);
     const locks = options.locks ?? defaultFolderLocks();
     // Only naming and renaming hold the lock: uploads run in parallel.
@@ -100,12 +101,58 @@ export async function writeNewFile(
     return await completeModel(contents, model.path, model.answer);
   } catch (error) {
     if (!renamed) {
-      await deleteQuietly(contents, temporaryPath);
+      const pending = inFlight.save;
+      if (pending) {
+        // Cancelled while the server was still saving: say so now, and
+        // remove the temporary file once that save is over.
+        void pending
+          .catch(() => undefined)
+          .then(() => deleteQuietly(contents, temporaryPath));
+      } else {
+        await deleteQuietly(contents, temporaryPath);
+      }
     }
     throw signal?.aborted && !renamed
       ? new BookshelfError('Cancelled', 'The transfer was cancelled.')
       : error;
   }
+}
+
+/**
+ * A save the server may still be working on.
+ */
+interface IInFlight {
+  save: Promise<unknown> | null;
+}
+
+/**
+ * A contents API failure as a `SaveFailed` error that says what happened;
+ * other errors are returned as they are.
+ */
+export function asSaveFailed(error: unknown, folder: string): unknown {
+  if (error instanceof BookshelfError) {
+    return error;
+  }
+  const where = folder ? `the folder '${folder}'` : 'the root folder';
+  const status = (error as { response?: { status?: unknown } } | null)?.response
+    ?.status;
+  if (typeof status === 'number') {
+    const text = error instanceof Error ? error.message.trim() : '';
+    const said = text && text.length <= 300 ? `: ${text}` : '';
+    return new BookshelfError(
+      'SaveFailed',
+      `The Jupyter server could not save the file in ${where} (HTTP ${status}${said}); nothing was written.`,
+      { folder, status }
+    );
+  }
+  if (error instanceof Error && /network|fetch/i.test(error.message)) {
+    return new BookshelfError(
+      'SaveFailed',
+      `The Jupyter server could not be reached to save the file in ${where}; nothing was written.`,
+      { folder }
+    );
+  }
+  return error;
 }
 
 /**
@@ -142,17 +189,23 @@ async function upload(
   contents: IContentsWriter,
   path: string,
   data: IFileData,
-  options: IWriteOptions
+  options: IWriteOptions,
+  inFlight: IInFlight
 ): Promise<void> {
   const { bytes } = data;
   const total = bytes.length;
   const chunkSize = Math.max(1, options.chunkSize ?? DEFAULT_CHUNK_SIZE);
   if (total <= chunkSize) {
-    await contents.save(path, {
-      type: 'file',
-      format: data.format,
-      content: data.format === 'text' ? decodeUtf8(bytes) : bytesToBase64(bytes)
-    });
+    await saveUnlessAborted(
+      contents.save(path, {
+        type: 'file',
+        format: data.format,
+        content:
+          data.format === 'text' ? decodeUtf8(bytes) : bytesToBase64(bytes)
+      }),
+      inFlight,
+      options.signal
+    );
     options.onProgress?.({ loaded: total, total });
     return;
   }
@@ -161,14 +214,52 @@ async function upload(
   for (let start = 0, chunk = 1; start < total; chunk++) {
     throwIfAborted(options.signal);
     const end = Math.min(start + chunkSize, total);
-    await contents.save(path, {
-      type: 'file',
-      format: 'base64',
-      chunk: end === total ? -1 : chunk,
-      content: bytesToBase64(bytes.subarray(start, end))
-    });
+    await saveUnlessAborted(
+      contents.save(path, {
+        type: 'file',
+        format: 'base64',
+        chunk: end === total ? -1 : chunk,
+        content: bytesToBase64(bytes.subarray(start, end))
+      }),
+      inFlight,
+      options.signal
+    );
     start = end;
     options.onProgress?.({ loaded: end, total });
+  }
+}
+
+/**
+ * Wait for a save, but give up waiting (`Cancelled`) when the signal
+ * aborts: a slow server must not hold a cancelled clone. The save stays in
+ * `inFlight` until it is over, so the clean-up can wait for it.
+ */
+async function saveUnlessAborted(
+  save: Promise<Contents.IModel>,
+  inFlight: IInFlight,
+  signal?: AbortSignal
+): Promise<void> {
+  const tracked = save.finally(() => {
+    if (inFlight.save === tracked) {
+      inFlight.save = null;
+    }
+  });
+  inFlight.save = tracked;
+  if (!signal) {
+    await tracked;
+    return;
+  }
+  throwIfAborted(signal);
+  let onAbort = () => undefined as void;
+  const aborted = new Promise<never>((_, reject) => {
+    onAbort = () =>
+      reject(new BookshelfError('Cancelled', 'The transfer was cancelled.'));
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+  try {
+    await Promise.race([tracked, aborted]);
+  } finally {
+    signal.removeEventListener('abort', onAbort);
   }
 }
 
@@ -198,6 +289,10 @@ async function renameToFreeName(
       if (hasResponseStatus(error, 409)) {
         continue;
       }
+      // The move may have happened with its answer lost.
+      if (await renamedAnyway(contents, temporaryPath, path)) {
+        return { path, answer: undefined };
+      }
       throw error;
     }
   }
@@ -207,6 +302,24 @@ async function renameToFreeName(
     `No free name was found for '${name}' in ${where} after ${maxAttempts} attempts; choose another name or folder, or remove some copies.`,
     { name, folder, attempts: maxAttempts }
   );
+}
+
+/**
+ * Whether a rename that failed did move the file: the temporary file is
+ * gone and the target is there.
+ */
+async function renamedAnyway(
+  contents: IContentsWriter,
+  temporaryPath: string,
+  path: string
+): Promise<boolean> {
+  try {
+    return (
+      !(await exists(contents, temporaryPath)) && (await exists(contents, path))
+    );
+  } catch {
+    return false;
+  }
 }
 
 async function exists(

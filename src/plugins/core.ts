@@ -2,7 +2,7 @@ import {
   JupyterFrontEnd,
   JupyterFrontEndPlugin
 } from '@jupyterlab/application';
-import { ICommandPalette } from '@jupyterlab/apputils';
+import { ICommandPalette, Notification } from '@jupyterlab/apputils';
 import { URLExt } from '@jupyterlab/coreutils';
 import { ServerConnection } from '@jupyterlab/services';
 import { ISettingRegistry } from '@jupyterlab/settingregistry';
@@ -12,9 +12,11 @@ import { CommandIDs, PALETTE_CATEGORY, TRANSLATION_DOMAIN } from '../commands';
 // The service is provided at activation: these load with the plugin.
 // eslint-disable-next-line jupyter/prefer-lazy-imports
 import { BookshelfModel } from '../model';
+import { BookshelfError } from '../errors';
+// eslint-disable-next-line jupyter/prefer-lazy-imports
 import { CredentialsProvider } from '../s3/credentials';
 // eslint-disable-next-line jupyter/prefer-lazy-imports
-import { parseSettings } from '../settings';
+import { displayUrl, parseSettings } from '../settings';
 import { CORE_PLUGIN_ID, IBookshelf } from '../tokens';
 import { VERSION } from '../version';
 
@@ -46,7 +48,7 @@ export const corePlugin: JupyterFrontEndPlugin<IBookshelf> = {
       fetch: url =>
         ServerConnection.makeRequest(
           resolveServerUrl(url, serverSettings.baseUrl),
-          {},
+          { cache: 'no-store' },
           serverSettings
         )
     });
@@ -82,6 +84,12 @@ export const corePlugin: JupyterFrontEndPlugin<IBookshelf> = {
       describedBy: { args: { type: 'object', properties: {} } },
       execute: () => {
         credentials.forget();
+        Notification.info(
+          trans.__(
+            'Bookshelf forgot the S3 credentials of this tab; it asks for them (or fetches them) again on next use.'
+          ),
+          { autoClose: 5000 }
+        );
       }
     });
     palette?.addItem({
@@ -93,16 +101,25 @@ export const corePlugin: JupyterFrontEndPlugin<IBookshelf> = {
 };
 
 /**
- * Resolve a same-origin URL from the settings: an absolute path stays, a
- * relative one is below the server's base URL, another origin is refused.
+ * Resolve a same-origin URL from the settings: an absolute URL or path
+ * stays, a relative one is below the server's base URL, another origin is
+ * refused.
  */
 export function resolveServerUrl(url: string, baseUrl: string): string {
   const base = new URL(baseUrl, window.location.href);
-  const resolved = url.startsWith('/')
+  const absolute =
+    /^[a-zA-Z][a-zA-Z0-9+.-]*:/.test(url) || url.startsWith('//');
+  const resolved = absolute
     ? new URL(url, base.origin)
-    : new URL(URLExt.join(base.pathname, url), base.origin);
+    : url.startsWith('/')
+      ? new URL(url, base.origin)
+      : new URL(URLExt.join(base.pathname, url), base.origin);
   if (resolved.origin !== base.origin) {
-    throw new Error('The credentials URL must be on the Jupyter server.');
+    throw new BookshelfError(
+      'NotConfigured',
+      'The credentials URL must be on the Jupyter server.',
+      { reason: 'endpoint-cross-origin', url: displayUrl(url) }
+    );
   }
   return resolved.href;
 }

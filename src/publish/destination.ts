@@ -68,15 +68,15 @@ export function checkPublishDestination(
   if (!key) {
     return 'The publish destination is empty: choose a path for the notebook.';
   }
-  const keyProblem = checkKey(key);
-  if (keyProblem) {
-    return `The publish destination is not a valid object key (${keyProblem}): choose another path.`;
-  }
   const dotSegment = key
     .split('/')
     .find(segment => segment === '.' || segment === '..');
   if (dotSegment !== undefined) {
     return `The publish destination has a '${dotSegment}' segment, which would address another object: choose a path without it.`;
+  }
+  const keyProblem = checkKey(key);
+  if (keyProblem) {
+    return `The publish destination is not a valid object key (${keyProblem}): choose another path.`;
   }
   if (!key.endsWith(NOTEBOOK_EXTENSION)) {
     return `Only notebooks are published, so the destination must end in '${NOTEBOOK_EXTENSION}': choose another path.`;

@@ -6,6 +6,8 @@ import type { Contents } from '@jupyterlab/services';
 import { checkNotebook } from '../clone/content';
 import { hasResponseStatus } from '../clone/writer';
 import { BookshelfError, throwIfAborted } from '../errors';
+import { etagMd5 } from '../s3/integrity';
+import { md5, toHex } from '../s3/md5';
 import type { IObjectHead, IObjectStore, IPutObjectResult } from '../s3/types';
 import type {
   IBookshelfSettings,
@@ -154,7 +156,13 @@ export async function publishNotebook(
     if (!isChangedMeanwhile(error, decision.condition)) {
       throw error;
     }
-    if (
+    // A put whose answer was lost is sent again (by the SDK or the
+    // browser), and then fails its own condition: if the object holds
+    // exactly these bytes, this publish wrote it.
+    const own = await ownObject(deps.store, bucket, key, bytes);
+    if (own) {
+      result = own;
+    } else if (
       settings.overwritePolicy === 'always' &&
       decision.condition.ifNoneMatch
     ) {
@@ -183,6 +191,29 @@ export async function publishNotebook(
 }
 
 /**
+ * The current object's ETag and version when it holds exactly `bytes`
+ * (its ETag is their MD5), else null.
+ */
+async function ownObject(
+  store: IObjectStore,
+  bucket: string,
+  key: string,
+  bytes: Uint8Array
+): Promise<IPutObjectResult | null> {
+  let head: IObjectHead | null;
+  try {
+    head = await store.headObject(bucket, key);
+  } catch {
+    return null;
+  }
+  const expected = head ? etagMd5(head) : null;
+  if (!head || expected === null || expected !== toHex(md5(bytes))) {
+    return null;
+  }
+  return { etag: head.etag, versionId: head.versionId };
+}
+
+/**
  * The bucket and key for `path`, checked.
  */
 function resolveDestination(
@@ -190,6 +221,22 @@ function resolveDestination(
   settings: IBookshelfSettings,
   destination?: string
 ): { bucket: string; key: string } {
+  if (typeof path !== 'string' || !path) {
+    throw new BookshelfError(
+      'InvalidRequest',
+      'The path of the notebook to publish must be a non-empty text.'
+    );
+  }
+  if (
+    destination !== undefined &&
+    destination !== null &&
+    typeof destination !== 'string'
+  ) {
+    throw new BookshelfError(
+      'InvalidRequest',
+      'The publish destination must be text: a path below the publish prefix.'
+    );
+  }
   const bucket = settings.publishBucket;
   if (!bucket) {
     throw new BookshelfError(
@@ -260,7 +307,12 @@ async function readSavedNotebook(
 ): Promise<Uint8Array> {
   const { contents, readBytes } = deps;
   if (readBytes) {
-    const bytes = await readBytes(path);
+    let bytes: Uint8Array | null;
+    try {
+      bytes = await readBytes(path);
+    } catch (error) {
+      throw couldNotRead(path, error);
+    }
     if (bytes === null) {
       throw new BookshelfError(
         'InvalidRequest',
@@ -290,11 +342,7 @@ async function readSavedNotebook(
       // The server refuses text it cannot decode as UTF-8, and folders.
       throw notPublishable(path, 'the server cannot read it as UTF-8 text.');
     }
-    throw new BookshelfError(
-      'Unknown',
-      `The Jupyter server could not read '${path}': check that it is running, then publish again.`,
-      { path }
-    );
+    throw couldNotRead(path, error);
   }
   if (
     model.type === 'notebook' &&
@@ -314,6 +362,21 @@ async function readSavedNotebook(
   const bytes = new TextEncoder().encode(model.content);
   checkPublishable(path, bytes);
   return bytes;
+}
+
+/**
+ * The Jupyter server failed to give a saved file's bytes.
+ */
+function couldNotRead(path: string, error: unknown): BookshelfError {
+  const status = (error as { response?: { status?: unknown } } | null)
+    ?.response?.status;
+  return new BookshelfError(
+    'Unknown',
+    typeof status === 'number'
+      ? `The Jupyter server could not read '${path}' (HTTP ${status}): check that it is running, then publish again.`
+      : `The Jupyter server could not read '${path}': check that it is running, then publish again.`,
+    { path, status: typeof status === 'number' ? status : undefined }
+  );
 }
 
 /**

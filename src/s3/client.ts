@@ -4,6 +4,8 @@
  * use with a dynamic import so that JupyterLab's start-up does not pay for it.
  */
 import {
+  GetBucketCorsCommand,
+  GetBucketPolicyCommand,
   GetBucketVersioningCommand,
   GetObjectCommand,
   HeadBucketCommand,
@@ -14,6 +16,8 @@ import {
 
 import { BookshelfError, throwIfAborted } from '../errors';
 import { toBookshelfError } from './diagnosis';
+import { checkDownload, contentMd5, etagMd5 } from './integrity';
+import { Md5 } from './md5';
 import {
   IGetObjectOptions,
   IObjectData,
@@ -22,6 +26,7 @@ import {
   IPutObjectOptions,
   IPutObjectResult
 } from './types';
+import type { ICorsRule } from './cors';
 import type { ICredentials } from './credentials';
 
 /**
@@ -33,7 +38,24 @@ export interface IObjectStoreConfig {
   forcePathStyle: boolean;
   /** Resolves to null for unsigned (anonymous) requests. */
   credentials: () => Promise<ICredentials | null>;
+  /**
+   * The SDK's HTTP handler. Default: the browser's fetch. Unit tests pass one
+   * that answers as S3 does, to test the SDK's errors and retries.
+   */
+  requestHandler?: unknown;
 }
+
+/**
+ * How many times a download is tried when its body is cut off or damaged
+ * (the SDK retries only until the answer's head arrives).
+ */
+export const DOWNLOAD_ATTEMPTS = 3;
+
+/**
+ * How many times an upload is tried when the server refuses its body as
+ * damaged (400 BadDigest; nothing was stored).
+ */
+export const UPLOAD_ATTEMPTS = 3;
 
 /**
  * Create an object store for the configuration.
@@ -75,10 +97,36 @@ class SdkObjectStore implements IObjectStore {
     }
   }
 
+  /**
+   * Download an object whole, or throw. The bytes are checked against the
+   * announced length and, when the ETag is the MD5 of the bytes, against
+   * it; a download cut off or damaged on the way is tried again, from the
+   * start, up to `DOWNLOAD_ATTEMPTS` times in all.
+   */
   async getObject(
     bucket: string,
     key: string,
     options: IGetObjectOptions = {}
+  ): Promise<IObjectData> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this._getObjectOnce(bucket, key, options);
+      } catch (error) {
+        if (!isDamagedTransfer(error) || options.signal?.aborted) {
+          throw error;
+        }
+        if (attempt >= DOWNLOAD_ATTEMPTS) {
+          throw triedTimes(error as BookshelfError, attempt);
+        }
+        await pause(250 * 2 ** (attempt - 1), options.signal);
+      }
+    }
+  }
+
+  private async _getObjectOnce(
+    bucket: string,
+    key: string,
+    options: IGetObjectOptions
   ): Promise<IObjectData> {
     const { versionId, signal, onProgress, maxBytes } = options;
     throwIfAborted(signal);
@@ -117,34 +165,85 @@ class SdkObjectStore implements IObjectStore {
     if (!stream) {
       throw new BookshelfError('ServerError', 'The object had no body.');
     }
-    const bytes = await readStream(stream, {
-      total,
-      maxBytes,
-      signal,
-      onProgress
-    });
-    return { head, bytes };
+    const where = `s3://${bucket}/${key}`;
+    const integrity = {
+      etag: response.ETag,
+      serverSideEncryption: response.ServerSideEncryption,
+      sseCustomerAlgorithm: response.SSECustomerAlgorithm
+    };
+    // Hash while the bytes arrive, when there is an MD5 to compare with.
+    const hash = etagMd5(integrity) !== null ? new Md5() : undefined;
+    try {
+      const bytes = await readStream(stream, {
+        total,
+        maxBytes,
+        signal,
+        onProgress,
+        where,
+        hash
+      });
+      checkDownload(bytes, integrity, where, hash?.digest());
+      return { head, bytes };
+    } catch (error) {
+      if (error instanceof BookshelfError && error.code !== 'Cancelled') {
+        throw new BookshelfError(error.code, error.message, {
+          ...error.detail,
+          bucket,
+          key,
+          versionId
+        });
+      }
+      throw error;
+    }
   }
 
+  /**
+   * Upload an object with its `Content-MD5`, so that the server refuses a
+   * body damaged on the way (400 BadDigest, nothing stored); such an
+   * upload is tried again up to `UPLOAD_ATTEMPTS` times in all.
+   */
   async putObject(
     bucket: string,
     key: string,
     body: Uint8Array | string,
     options: IPutObjectOptions = {}
   ): Promise<IPutObjectResult> {
+    const bytes =
+      typeof body === 'string' ? new TextEncoder().encode(body) : body;
+    const md5 = contentMd5(bytes);
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this._putObjectOnce(bucket, key, bytes, md5, options);
+      } catch (error) {
+        if (!isDamagedTransfer(error) || options.signal?.aborted) {
+          throw error;
+        }
+        if (attempt >= UPLOAD_ATTEMPTS) {
+          throw triedTimes(error as BookshelfError, attempt);
+        }
+        await pause(250 * 2 ** (attempt - 1), options.signal);
+      }
+    }
+  }
+
+  private async _putObjectOnce(
+    bucket: string,
+    key: string,
+    bytes: Uint8Array,
+    md5: string,
+    options: IPutObjectOptions
+  ): Promise<IPutObjectResult> {
     throwIfAborted(options.signal);
     try {
       const client = await this._client();
-      const total =
-        typeof body === 'string'
-          ? new TextEncoder().encode(body).byteLength
-          : body.byteLength;
+      const total = bytes.byteLength;
       options.onProgress?.(0, total);
       const response = await client.send(
         new PutObjectCommand({
           Bucket: bucket,
           Key: key,
-          Body: body,
+          Body: bytes,
+          ContentMD5: md5,
           ContentType: options.contentType,
           IfMatch: options.ifMatch,
           IfNoneMatch: options.ifNoneMatch
@@ -191,6 +290,41 @@ class SdkObjectStore implements IObjectStore {
     }
   }
 
+  async getBucketCors(bucket: string): Promise<ICorsRule[] | null> {
+    try {
+      const client = await this._client();
+      const response = await client.send(
+        new GetBucketCorsCommand({ Bucket: bucket })
+      );
+      return (response.CORSRules ?? []).map(rule => ({
+        allowedOrigins: rule.AllowedOrigins ?? [],
+        allowedMethods: rule.AllowedMethods ?? [],
+        allowedHeaders: rule.AllowedHeaders ?? [],
+        exposeHeaders: rule.ExposeHeaders ?? []
+      }));
+    } catch (error) {
+      if ((error as any)?.name === 'NoSuchCORSConfiguration') {
+        return null;
+      }
+      throw this._error(error, { bucket });
+    }
+  }
+
+  async getBucketPolicy(bucket: string): Promise<string | null> {
+    try {
+      const client = await this._client();
+      const response = await client.send(
+        new GetBucketPolicyCommand({ Bucket: bucket })
+      );
+      return response.Policy ?? null;
+    } catch (error) {
+      if ((error as any)?.name === 'NoSuchBucketPolicy') {
+        return null;
+      }
+      throw this._error(error, { bucket });
+    }
+  }
+
   private async _client(): Promise<S3Client> {
     const credentials = await this._config.credentials();
     // A client per call is cheap, and picks up refreshed credentials.
@@ -202,7 +336,12 @@ class SdkObjectStore implements IObjectStore {
       // S3-compatible servers reject their headers.
       requestChecksumCalculation: 'WHEN_REQUIRED',
       responseChecksumValidation: 'WHEN_REQUIRED',
+      // Throttling and server errors are retried with exponential backoff
+      // (the SDK's standard strategy) before an error reaches the person.
       maxAttempts: 4,
+      ...(this._config.requestHandler
+        ? { requestHandler: this._config.requestHandler as any }
+        : {}),
       credentials: credentials
         ? {
             accessKeyId: credentials.accessKeyId,
@@ -233,30 +372,94 @@ class SdkObjectStore implements IObjectStore {
 }
 
 /**
- * Read a stream into one buffer, reporting progress; the buffer is allocated
- * once when the length is known, so a large object is held only once.
+ * Whether an error is a transfer that was cut off or damaged on the way,
+ * which trying again may cure.
  */
-async function readStream(
+function isDamagedTransfer(error: unknown): boolean {
+  return (
+    error instanceof BookshelfError &&
+    (error.code === 'Interrupted' || error.code === 'Corrupted')
+  );
+}
+
+/**
+ * The error of the last attempt, saying how many there were.
+ */
+function triedTimes(error: BookshelfError, attempts: number): BookshelfError {
+  return new BookshelfError(
+    error.code,
+    `${error.message} It still was after ${attempts} tries.`,
+    { ...error.detail, attempts }
+  );
+}
+
+/**
+ * Wait, unless the signal aborts first (then throw `Cancelled`).
+ */
+function pause(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(new BookshelfError('Cancelled', 'The transfer was cancelled.'));
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    if (signal?.aborted) {
+      onAbort();
+    } else {
+      signal?.addEventListener('abort', onAbort, { once: true });
+    }
+  });
+}
+
+/**
+ * Read a stream into one buffer, reporting progress; the buffer is allocated
+ * once when the length is known, so a large object is held only once. A
+ * stream that fails (the connection was lost) throws `Interrupted`; one
+ * that ends short of, or goes beyond, the announced length `Corrupted`.
+ */
+export async function readStream(
   stream: ReadableStream<Uint8Array>,
   options: {
     total?: number;
     maxBytes?: number;
     signal?: AbortSignal;
     onProgress?: (loaded: number, total?: number) => void;
+    /** The object, for messages. */
+    where?: string;
+    /** Fed every chunk as it arrives. */
+    hash?: Md5;
   }
 ): Promise<Uint8Array> {
   const { total, maxBytes, signal, onProgress } = options;
+  const where = options.where ?? 'the object';
   const reader = stream.getReader();
   const onAbort = () => {
     void reader.cancel().catch(() => undefined);
   };
   signal?.addEventListener('abort', onAbort);
+  let loaded = 0;
   try {
     let buffer = new Uint8Array(total ?? 64 * 1024);
-    let loaded = 0;
     onProgress?.(0, total);
     for (;;) {
-      const { done, value } = await reader.read();
+      let chunk: ReadableStreamReadResult<Uint8Array>;
+      try {
+        chunk = await reader.read();
+      } catch {
+        // The browser says only "network error": the connection was lost.
+        throwIfAborted(signal);
+        throw new BookshelfError(
+          'Interrupted',
+          total !== undefined
+            ? `The connection was lost while downloading ${where}, after ${loaded} of ${total} bytes.`
+            : `The connection was lost while downloading ${where}, after ${loaded} bytes.`,
+          { loaded, total, reason: 'connection' }
+        );
+      }
+      const { done, value } = chunk;
       throwIfAborted(signal);
       if (done) {
         break;
@@ -272,7 +475,8 @@ async function readStream(
         if (total !== undefined) {
           throw new BookshelfError(
             'Corrupted',
-            `The object sent more bytes than the ${total} it announced.`
+            `The S3 service sent more bytes for ${where} than the ${total} it announced.`,
+            { loaded: loaded + value.byteLength, total, reason: 'length' }
           );
         }
         const grown = new Uint8Array(
@@ -282,16 +486,21 @@ async function readStream(
         buffer = grown;
       }
       buffer.set(value, loaded);
+      options.hash?.update(value);
       loaded += value.byteLength;
       onProgress?.(loaded, total);
     }
     if (total !== undefined && loaded !== total) {
       throw new BookshelfError(
         'Corrupted',
-        `The download ended after ${loaded} of ${total} bytes.`
+        `The download of ${where} ended after ${loaded} of the ${total} bytes announced.`,
+        { loaded, total, reason: 'length' }
       );
     }
     return loaded === buffer.byteLength ? buffer : buffer.slice(0, loaded);
+  } catch (error) {
+    void reader.cancel().catch(() => undefined);
+    throw error;
   } finally {
     signal?.removeEventListener('abort', onAbort);
   }

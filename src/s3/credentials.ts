@@ -1,8 +1,11 @@
 /**
  * Where the browser's S3 credentials come from, by the settings' mode.
- * Secrets stay in memory here and are never logged or put in an error.
+ * Secrets stay in memory here and are never logged or put in an error: an
+ * error names the credentials URL without its query, fragment, user name or
+ * password, and never quotes what the URL answered.
  */
 import { BookshelfError } from '../errors';
+import { displayUrl } from '../settings';
 import type { IBookshelfSettings } from '../tokens';
 
 /**
@@ -23,14 +26,39 @@ export type CredentialsPrompt = () => Promise<ICredentials | null>;
 
 /**
  * Fetches a same-origin URL (endpoint mode); the Jupyter server connection's
- * fetch, so the request carries the user's Jupyter authentication.
+ * fetch, so the request carries the user's Jupyter authentication. May throw
+ * a BookshelfError (e.g. for a URL on another origin).
  */
 export type CredentialsFetch = (url: string) => Promise<Response>;
 
 /**
- * Refresh endpoint credentials this long before they expire.
+ * Refresh endpoint credentials this long before they expire, at most...
  */
-const REFRESH_MARGIN_MS = 5 * 60 * 1000;
+export const REFRESH_MARGIN_MS = 5 * 60 * 1000;
+/**
+ * ...and at most this part of their lifetime, so that short-lived
+ * credentials (minutes, or seconds in tests) are still reused a while.
+ */
+export const REFRESH_MARGIN_PART = 0.25;
+
+/**
+ * Options of `CredentialsProvider.get`.
+ */
+export interface ICredentialsRequest {
+  /**
+   * In session mode, ask the person when no credentials are held (default
+   * true). With false, a missing session answers `NotConfigured` with
+   * `reason: 'session-empty'` instead.
+   */
+  prompt?: boolean;
+}
+
+interface IEndpointCache {
+  url: string;
+  credentials: ICredentials;
+  /** When to fetch new ones (ms since the epoch); Infinity: never. */
+  refreshAt: number;
+}
 
 /**
  * Provides credentials for the current settings.
@@ -40,6 +68,7 @@ export class CredentialsProvider {
     private readonly _options: {
       prompt?: CredentialsPrompt;
       fetch?: CredentialsFetch;
+      /** The clock, in ms since the epoch (default Date.now). */
       now?: () => number;
     } = {}
   ) {}
@@ -47,7 +76,10 @@ export class CredentialsProvider {
   /**
    * Credentials for the settings, or null for unsigned requests.
    */
-  async get(settings: IBookshelfSettings): Promise<ICredentials | null> {
+  async get(
+    settings: IBookshelfSettings,
+    request: ICredentialsRequest = {}
+  ): Promise<ICredentials | null> {
     const credentials = settings.credentials;
     switch (credentials.mode) {
       case 'anonymous':
@@ -56,7 +88,8 @@ export class CredentialsProvider {
         if (!credentials.accessKeyId || !credentials.secretAccessKey) {
           throw new BookshelfError(
             'NotConfigured',
-            "The credentials mode is 'settings' but the access key id or the secret access key is empty."
+            "The credentials mode is 'settings' but the access key id or the secret access key is empty.",
+            { reason: 'settings-keys-missing' }
           );
         }
         return {
@@ -65,7 +98,7 @@ export class CredentialsProvider {
           sessionToken: credentials.sessionToken || undefined
         };
       case 'session':
-        return this._sessionCredentials();
+        return this._sessionCredentials(request.prompt !== false);
       case 'endpoint':
         return this._endpointCredentials(credentials.endpoint);
     }
@@ -87,35 +120,70 @@ export class CredentialsProvider {
   }
 
   /**
-   * Forget every credential held in memory.
+   * Forget every credential held in memory: the next use asks again
+   * (session mode) or fetches again (endpoint mode).
    */
   forget(): void {
+    this._generation++;
     this._session = null;
     this._pendingPrompt = null;
     this._endpointCache = null;
+    this._pendingFetch = null;
   }
 
-  private async _sessionCredentials(): Promise<ICredentials> {
+  /**
+   * Drop the credentials of the settings' mode after the S3 service refused
+   * them, so that the next use gets new ones. Settings-mode keys stay: they
+   * are the administrator's.
+   */
+  invalidate(settings: IBookshelfSettings): void {
+    if (settings.credentials.mode === 'session') {
+      this._session = null;
+    } else if (settings.credentials.mode === 'endpoint') {
+      this._endpointCache = null;
+    }
+  }
+
+  private async _sessionCredentials(prompt: boolean): Promise<ICredentials> {
     if (this._session) {
       return this._session;
     }
-    if (!this._options.prompt) {
+    if (!this._options.prompt || !prompt) {
       throw new BookshelfError(
         'NotConfigured',
-        'No S3 credentials are set for this session.'
+        'No S3 credentials are set for this session.',
+        { reason: 'session-empty' }
       );
     }
     // Several requests at once share one prompt.
     if (!this._pendingPrompt) {
-      this._pendingPrompt = this._options.prompt().finally(() => {
-        this._pendingPrompt = null;
-      });
+      const generation = this._generation;
+      const pending = this._options.prompt().then(
+        credentials => {
+          if (this._pendingPrompt === pending) {
+            this._pendingPrompt = null;
+          }
+          // Kept unless the person chose "Forget" while the dialog was open.
+          if (credentials && generation === this._generation) {
+            this._session = credentials;
+          }
+          return credentials;
+        },
+        error => {
+          if (this._pendingPrompt === pending) {
+            this._pendingPrompt = null;
+          }
+          throw error;
+        }
+      );
+      this._pendingPrompt = pending;
     }
     const credentials = await this._pendingPrompt;
     if (!credentials) {
-      throw new BookshelfError('Cancelled', 'No S3 credentials were given.');
+      throw new BookshelfError('Cancelled', 'No S3 credentials were given.', {
+        reason: 'credentials-cancelled'
+      });
     }
-    this._session = credentials;
     return credentials;
   }
 
@@ -123,74 +191,138 @@ export class CredentialsProvider {
     if (!url) {
       throw new BookshelfError(
         'NotConfigured',
-        "The credentials mode is 'endpoint' but no credentials URL is set."
+        "The credentials mode is 'endpoint' but no credentials URL is set.",
+        { reason: 'endpoint-missing' }
       );
     }
     const now = this._options.now ?? Date.now;
     const cached = this._endpointCache;
-    if (
-      cached &&
-      cached.url === url &&
-      (!cached.credentials.expiration ||
-        cached.credentials.expiration.getTime() - REFRESH_MARGIN_MS > now())
-    ) {
+    if (cached && cached.url === url && now() < cached.refreshAt) {
       return cached.credentials;
     }
-    const fetchImpl = this._options.fetch ?? ((u: string) => fetch(u));
+    // Several requests at once share one fetch.
+    if (this._pendingFetch && this._pendingFetch.url === url) {
+      return this._pendingFetch.promise;
+    }
+    const generation = this._generation;
+    const promise = this._fetchEndpoint(url, now).then(
+      entry => {
+        if (this._pendingFetch?.promise === promise) {
+          this._pendingFetch = null;
+        }
+        if (generation === this._generation && entry.refreshAt > now()) {
+          this._endpointCache = entry;
+        }
+        return entry.credentials;
+      },
+      error => {
+        if (this._pendingFetch?.promise === promise) {
+          this._pendingFetch = null;
+        }
+        throw error;
+      }
+    );
+    this._pendingFetch = { url, promise };
+    return promise;
+  }
+
+  private async _fetchEndpoint(
+    url: string,
+    now: () => number
+  ): Promise<IEndpointCache> {
+    const shown = displayUrl(url);
+    const fail = (reason: string, message: string, status?: number) =>
+      new BookshelfError('InvalidCredentials', message, {
+        url: shown,
+        reason,
+        status
+      });
+    const fetchImpl =
+      this._options.fetch ??
+      ((u: string) =>
+        fetch(u, { cache: 'no-store', credentials: 'same-origin' }));
     let response: Response;
     try {
       response = await fetchImpl(url);
-    } catch {
-      throw new BookshelfError(
-        'InvalidCredentials',
-        `The credentials URL ${url} could not be reached.`,
-        { url }
+    } catch (error) {
+      if (error instanceof BookshelfError) {
+        throw error;
+      }
+      throw fail(
+        'endpoint-unreachable',
+        `The credentials URL ${shown} could not be reached.`
       );
     }
     if (!response.ok) {
-      throw new BookshelfError(
-        'InvalidCredentials',
-        `The credentials URL ${url} answered HTTP ${response.status}.`,
-        { url, status: response.status }
+      throw fail(
+        'endpoint-status',
+        `The credentials URL ${shown} answered HTTP ${response.status}.`,
+        response.status
       );
     }
     let body: any;
     try {
       body = await response.json();
     } catch {
-      throw new BookshelfError(
-        'InvalidCredentials',
-        `The credentials URL ${url} did not answer JSON.`,
-        { url }
+      throw fail(
+        'endpoint-not-json',
+        `The credentials URL ${shown} did not answer JSON.`
       );
     }
-    const accessKeyId = body?.AccessKeyId;
-    const secretAccessKey = body?.SecretAccessKey;
-    if (
-      typeof accessKeyId !== 'string' ||
-      typeof secretAccessKey !== 'string'
-    ) {
-      throw new BookshelfError(
-        'InvalidCredentials',
-        `The credentials URL ${url} answered without AccessKeyId and SecretAccessKey.`,
-        { url }
+    const text = (value: unknown) =>
+      typeof value === 'string' && value.trim() ? value.trim() : undefined;
+    const accessKeyId = text(body?.AccessKeyId);
+    const secretAccessKey = text(body?.SecretAccessKey);
+    if (!accessKeyId || !secretAccessKey) {
+      throw fail(
+        'endpoint-fields',
+        `The credentials URL ${shown} answered without AccessKeyId and SecretAccessKey.`
       );
     }
-    const expiration = body?.Expiration ? new Date(body.Expiration) : undefined;
-    const credentials: ICredentials = {
-      accessKeyId,
-      secretAccessKey,
-      sessionToken:
-        typeof body?.SessionToken === 'string' ? body.SessionToken : undefined,
-      expiration:
-        expiration && !isNaN(expiration.getTime()) ? expiration : undefined
+    let expiration: Date | undefined;
+    if (body?.Expiration !== undefined && body?.Expiration !== null) {
+      expiration = new Date(body.Expiration);
+      if (
+        !['string', 'number'].includes(typeof body.Expiration) ||
+        isNaN(expiration.getTime())
+      ) {
+        throw fail(
+          'endpoint-expiration',
+          `The credentials URL ${shown} answered an Expiration that is not a date.`
+        );
+      }
+    }
+    const fetchedAt = now();
+    let refreshAt = Infinity;
+    if (expiration) {
+      const lifetime = expiration.getTime() - fetchedAt;
+      const margin = Math.min(
+        REFRESH_MARGIN_MS,
+        Math.max(0, lifetime) * REFRESH_MARGIN_PART
+      );
+      // Credentials that arrive expired are used once (the clocks may
+      // differ; S3 has the last word) and not kept.
+      refreshAt = expiration.getTime() - margin;
+    }
+    return {
+      url,
+      refreshAt,
+      credentials: {
+        accessKeyId,
+        secretAccessKey,
+        sessionToken: text(body?.SessionToken),
+        expiration
+      }
     };
-    this._endpointCache = { url, credentials };
-    return credentials;
   }
 
   private _session: ICredentials | null = null;
   private _pendingPrompt: Promise<ICredentials | null> | null = null;
-  private _endpointCache: { url: string; credentials: ICredentials } | null =
-    null;
+  private _endpointCache: IEndpointCache | null = null;
+  private _pendingFetch: {
+    url: string;
+    promise: Promise<ICredentials>;
+  } | null = null;
+  /** Bumped by forget(): answers that arrive later are not kept. */
+  private _generation = 0;
 }

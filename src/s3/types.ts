@@ -2,6 +2,7 @@
  * What the core logic needs of an S3 service. The SDK-backed implementation
  * lives in `./client.ts` and is loaded on first use; unit tests use fakes.
  */
+import type { ICorsRule } from './cors';
 
 /**
  * Metadata of one object (version).
@@ -80,4 +81,8 @@ export interface IObjectStore {
   getBucketVersioning(bucket: string): Promise<'Enabled' | 'Suspended' | 'Off'>;
   /** Resolves when the bucket exists and may be reached. */
   headBucket(bucket: string): Promise<void>;
+  /** The bucket's CORS rules; null when it has none. */
+  getBucketCors(bucket: string): Promise<ICorsRule[] | null>;
+  /** The bucket policy (JSON text); null when it has none. */
+  getBucketPolicy(bucket: string): Promise<string | null>;
 }

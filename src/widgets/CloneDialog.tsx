@@ -85,6 +85,11 @@ export function formProblems(
       problems[input] = problem.message;
     }
   }
+  if (!problems.name && name.includes('/')) {
+    problems.name = trans.__(
+      'A file name has no "/": give the folders in the Folder field.'
+    );
+  }
   if (
     !problems.bucket &&
     options.fromLink &&

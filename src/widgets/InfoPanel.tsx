@@ -5,8 +5,9 @@ import * as React from 'react';
 
 import '../../style/widgets.css';
 
+import { describeError } from '../messages';
 import { publicSettings } from '../settings';
-import type { IBookshelf, IBookshelfInfo } from '../tokens';
+import type { IBookshelf, IBookshelfInfo, IInfoCheck } from '../tokens';
 
 /**
  * Properties of the info panel.
@@ -26,16 +27,33 @@ export function InfoPanelComponent(props: IInfoPanelProps): JSX.Element {
   const { bookshelf, trans } = props;
   const [settings, setSettings] = React.useState(bookshelf.settings);
   const [info, setInfo] = React.useState<IBookshelfInfo | null>(null);
+  const [failure, setFailure] = React.useState<string | null>(null);
   const [checking, setChecking] = React.useState(false);
+  // Only the latest run's result is shown (settings may change meanwhile).
+  const run = React.useRef(0);
 
-  const runChecks = React.useCallback(async () => {
-    setChecking(true);
-    try {
-      setInfo(await bookshelf.info({ live: true }));
-    } finally {
-      setChecking(false);
-    }
-  }, [bookshelf]);
+  const runChecks = React.useCallback(
+    async (askCredentials = false) => {
+      const current = ++run.current;
+      setChecking(true);
+      try {
+        const result = await bookshelf.info({ live: true, askCredentials });
+        if (current === run.current) {
+          setInfo(result);
+          setFailure(null);
+        }
+      } catch (error) {
+        if (current === run.current) {
+          setFailure(describeError(error, trans).message);
+        }
+      } finally {
+        if (current === run.current) {
+          setChecking(false);
+        }
+      }
+    },
+    [bookshelf]
+  );
 
   React.useEffect(() => {
     const onChange = () => {
@@ -77,19 +95,18 @@ export function InfoPanelComponent(props: IInfoPanelProps): JSX.Element {
     }
     return String(value);
   };
+  const status = (check: IInfoCheck): string =>
+    check.state === 'pass'
+      ? trans.__('Pass')
+      : check.state === 'fail'
+        ? trans.__('Fail')
+        : trans.__('Not checked');
 
   return (
     <div className="jp-Bookshelf-info">
       <h2 className="jp-Bookshelf-info-title">{trans.__('Bookshelf')}</h2>
       <p className="jp-Bookshelf-info-version">
         {trans.__('Version %1', props.version)}
-        {info && info.release !== props.version
-          ? ' ' +
-            trans.__(
-              '(server extension %1: reinstall the package so both match)',
-              info.release
-            )
-          : null}
       </p>
       <h3>{trans.__('Settings in effect')}</h3>
       <table className="jp-Bookshelf-info-settings">
@@ -103,27 +120,56 @@ export function InfoPanelComponent(props: IInfoPanelProps): JSX.Element {
         </tbody>
       </table>
       <h3>{trans.__('Checks')}</h3>
-      <ul className="jp-Bookshelf-info-checks" aria-live="polite">
+      <ul
+        className="jp-Bookshelf-info-checks"
+        aria-live="polite"
+        aria-busy={checking}
+      >
         {info?.checks?.map(check => (
           <li
             key={check.id}
             data-check={check.id}
             data-ok={check.ok ? 'true' : 'false'}
-            className={
-              check.ok
-                ? 'jp-Bookshelf-check jp-mod-ok'
-                : 'jp-Bookshelf-check jp-mod-failed'
-            }
+            data-state={check.state}
+            className={`jp-Bookshelf-check jp-mod-${check.state}`}
           >
-            <span className="jp-Bookshelf-check-status">
-              {check.ok ? trans.__('Pass') : trans.__('Fail')}
-            </span>{' '}
+            <span className="jp-Bookshelf-check-status">{status(check)}</span>{' '}
             <span className="jp-Bookshelf-check-label">{check.label}</span>
             {': '}
             <span className="jp-Bookshelf-check-message">{check.message}</span>
+            {check.fix && (
+              <p className="jp-Bookshelf-check-fix">
+                <strong>{trans.__('Fix:')}</strong> {check.fix}
+              </p>
+            )}
+            {check.rule && (
+              <div className="jp-Bookshelf-check-rule">
+                <pre>{check.rule}</pre>
+                <Button
+                  className="jp-mod-styled"
+                  onClick={() =>
+                    void navigator.clipboard?.writeText(check.rule ?? '')
+                  }
+                >
+                  {trans.__('Copy Rule')}
+                </Button>
+              </div>
+            )}
+            {check.action === 'enter-credentials' && (
+              <Button
+                className="jp-mod-styled jp-mod-accept"
+                disabled={checking}
+                onClick={() => void runChecks(true)}
+              >
+                {trans.__('Enter S3 Credentials…')}
+              </Button>
+            )}
           </li>
         ))}
-        {!info && <li>{trans.__('Checking…')}</li>}
+        {!info && !failure && <li>{trans.__('Checking…')}</li>}
+        {failure && (
+          <li className="jp-Bookshelf-check jp-mod-fail">{failure}</li>
+        )}
       </ul>
       <div className="jp-Bookshelf-info-actions">
         <Button

@@ -3,7 +3,7 @@
  * scripts/serve.py (see playwright.config.js), and the IBookshelf service of
  * the page under test.
  */
-import type { IJupyterLabPageFixture } from '@jupyterlab/galata';
+import { expect, galata, IJupyterLabPageFixture } from '@jupyterlab/galata';
 import * as fs from 'fs';
 import * as path from 'path';
 
@@ -12,6 +12,8 @@ import * as path from 'path';
  */
 export interface IFixtureInfo {
   endpoint_url: string;
+  /** The fault-injecting proxy in front of the S3 server. */
+  proxy_url: string | null;
   version_ids: { [name: string]: string | string[] };
   root_dir: string;
   lab_port: number;
@@ -26,11 +28,16 @@ export function fixture(): IFixtureInfo {
 }
 
 /**
- * The URL of an object on the S3 fixture server (path style).
+ * The URL of an object on the S3 fixture server (path style), or on
+ * another S3 server at `endpoint`.
  */
-export function objectUrl(bucket: string, key: string): string {
+export function objectUrl(
+  bucket: string,
+  key: string,
+  endpoint = fixture().endpoint_url
+): string {
   const encodedKey = key.split('/').map(encodeURIComponent).join('/');
-  return `${fixture().endpoint_url}/${bucket}/${encodedKey}`;
+  return `${endpoint}/${bucket}/${encodedKey}`;
 }
 
 /**
@@ -57,10 +64,11 @@ export function s3Headers(): { [name: string]: string } {
 export async function getObject(
   bucket: string,
   key: string,
-  versionId?: string
+  versionId?: string,
+  endpoint?: string
 ): Promise<{ body: Buffer; versionId: string | null } | null> {
   const url =
-    objectUrl(bucket, key) +
+    objectUrl(bucket, key, endpoint) +
     (versionId ? `?versionId=${encodeURIComponent(versionId)}` : '');
   const response = await fetch(url, { headers: s3Headers() });
   if (response.status === 404) {
@@ -82,9 +90,10 @@ export async function putObject(
   bucket: string,
   key: string,
   body: string | Buffer,
-  contentType = 'application/octet-stream'
+  contentType = 'application/octet-stream',
+  endpoint?: string
 ): Promise<string | null> {
-  const response = await fetch(objectUrl(bucket, key), {
+  const response = await fetch(objectUrl(bucket, key, endpoint), {
     method: 'PUT',
     body,
     headers: { ...s3Headers(), 'Content-Type': contentType }
@@ -162,4 +171,261 @@ export async function readFile(
     });
     return model.content as string;
   }, filePath);
+}
+
+/**
+ * The keys of a bucket, listed outside the browser (moto does not apply
+ * bucket policies to listings, so this works on the denied bucket too).
+ */
+export async function listKeys(bucket: string): Promise<string[]> {
+  const response = await fetch(
+    `${fixture().endpoint_url}/${bucket}?list-type=2`,
+    { headers: s3Headers() }
+  );
+  if (!response.ok) {
+    throw new Error(`LIST ${bucket}: ${response.status}`);
+  }
+  const xml = await response.text();
+  return [...xml.matchAll(/<Key>([^<]*)<\/Key>/g)].map(match => match[1]);
+}
+
+/**
+ * A port on 127.0.0.1 where nothing listens (just freed by the system).
+ */
+export async function closedPort(): Promise<number> {
+  const net = await import('net');
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const port = (server.address() as { port: number }).port;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/**
+ * Galata's settings plus user settings for the Bookshelf core plugin (on
+ * top of the administrator's overrides of scripts/serve.py).
+ */
+export function coreSettings(settings: object): { [id: string]: unknown } {
+  return {
+    ...galata.DEFAULT_SETTINGS,
+    'jupyterlab-bookshelf:core': settings
+  };
+}
+
+/**
+ * Run a command of the page's app without waiting for it (it may wait for
+ * dialogs).
+ */
+export async function startCommand(
+  page: IJupyterLabPageFixture,
+  id: string,
+  args: object = {}
+): Promise<void> {
+  await page.evaluate(
+    ({ id, args }) => {
+      void (window as any).jupyterapp.commands.execute(id, args);
+    },
+    { id, args }
+  );
+}
+
+/**
+ * Open the info panel and wait until its checks are done.
+ */
+export async function openInfoPanel(page: IJupyterLabPageFixture) {
+  await startCommand(page, 'bookshelf:info');
+  const panel = page.locator('.jp-Bookshelf-infoPanel');
+  await expect(panel.locator('[data-check="versioning"]')).toBeVisible({
+    timeout: 30000
+  });
+  await expect(panel.locator('.jp-Bookshelf-info-checks')).toHaveAttribute(
+    'aria-busy',
+    'false'
+  );
+  return panel;
+}
+
+/**
+ * The versions of an object, newest first (outside the browser).
+ */
+export async function listVersions(
+  bucket: string,
+  key: string
+): Promise<string[]> {
+  const url = `${fixture().endpoint_url}/${bucket}?versions&prefix=${encodeURIComponent(key)}`;
+  const response = await fetch(url, { headers: s3Headers() });
+  if (!response.ok) {
+    throw new Error(`GET ${url}: ${response.status}`);
+  }
+  const xml = await response.text();
+  const ids: string[] = [];
+  for (const match of xml.matchAll(
+    /<Version>[\s\S]*?<Key>([^<]*)<\/Key>[\s\S]*?<VersionId>([^<]*)<\/VersionId>[\s\S]*?<\/Version>/g
+  )) {
+    if (unescapeXml(match[1]) === key) {
+      ids.push(match[2]);
+    }
+  }
+  return ids;
+}
+
+function unescapeXml(text: string): string {
+  return text
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&quot;/g, '"')
+    .replace(/&apos;/g, "'")
+    .replace(/&amp;/g, '&');
+}
+
+/**
+ * Call a method of the page's IBookshelf service that must fail; resolves
+ * to the error's code and message.
+ */
+export async function bookshelfError(
+  page: IJupyterLabPageFixture,
+  method: 'clone' | 'publish' | 'info',
+  ...args: unknown[]
+): Promise<{ code: string; message: string }> {
+  try {
+    await callBookshelf(page, method, ...args);
+  } catch (error) {
+    const text = (error as Error).message;
+    return JSON.parse(text.slice(text.indexOf('{'), text.lastIndexOf('}') + 1));
+  }
+  throw new Error(`The ${method} succeeded`);
+}
+
+/**
+ * The fault-injecting proxy the tests start in front of the S3 server
+ * (scripts/fault_proxy.py, port BOOKSHELF_TEST_PROXY_PORT).
+ */
+export function proxyUrl(): string {
+  return `http://127.0.0.1:${process.env.BOOKSHELF_TEST_PROXY_PORT}`;
+}
+
+/**
+ * A rule of the fault proxy: which requests, and what to do to them.
+ */
+export interface IFaultRule {
+  method?: string;
+  /** Prefix of the URL-decoded path, e.g. `/examples/faults/`. */
+  path?: string;
+  query?: string;
+  skip?: number;
+  /** How many requests to break; 0 for every one. Default 1. */
+  times?: number;
+  fault: {
+    type: 'status' | 'delay' | 'drop' | 'truncate' | 'corrupt' | 'throttle';
+    where?: 'request' | 'response';
+    [option: string]: unknown;
+  };
+}
+
+/**
+ * One request as the proxy saw it.
+ */
+export interface IProxyLogEntry {
+  n: number;
+  method: string;
+  path: string;
+  query: string;
+  rule: number | null;
+  fault: string | null;
+  status: number | null;
+  outcome: string;
+  headers: { [name: string]: string };
+}
+
+async function control(
+  method: string,
+  route: string,
+  body?: unknown,
+  proxy = proxyUrl()
+): Promise<any> {
+  const response = await fetch(`${proxy}/__fault_proxy__/${route}`, {
+    method,
+    body: body === undefined ? undefined : JSON.stringify(body),
+    headers: body === undefined ? {} : { 'Content-Type': 'application/json' }
+  });
+  if (!response.ok) {
+    throw new Error(
+      `${method} ${route} on the fault proxy: ${response.status} ${await response.text()}`
+    );
+  }
+  return response.json();
+}
+
+/**
+ * Add a fault rule; resolves to its id.
+ */
+export async function addFault(
+  rule: IFaultRule,
+  proxy?: string
+): Promise<number> {
+  return (await control('POST', 'rules', rule, proxy)).id;
+}
+
+/**
+ * Remove every fault rule and forget the log.
+ */
+export async function clearFaults(proxy?: string): Promise<void> {
+  await control('DELETE', 'rules', undefined, proxy);
+  await control('DELETE', 'log', undefined, proxy);
+}
+
+/**
+ * The requests the proxy saw (all, or those whose path starts with `path`).
+ */
+export async function proxyLog(
+  path?: string,
+  proxy?: string
+): Promise<IProxyLogEntry[]> {
+  const entries: IProxyLogEntry[] = (
+    await control('GET', 'log', undefined, proxy)
+  ).log;
+  return path ? entries.filter(entry => entry.path.startsWith(path)) : entries;
+}
+
+/**
+ * Every file below the Jupyter root on disk whose name matches, as paths
+ * relative to the root: e.g. the clone's temporary files.
+ */
+export function filesOnDisk(pattern: RegExp): string[] {
+  const root = fixture().root_dir;
+  const found: string[] = [];
+  const walk = (folder: string) => {
+    for (const entry of fs.readdirSync(folder, { withFileTypes: true })) {
+      const full = path.join(folder, entry.name);
+      if (entry.isDirectory()) {
+        walk(full);
+      } else if (pattern.test(entry.name)) {
+        found.push(path.relative(root, full));
+      }
+    }
+  };
+  walk(root);
+  return found.sort();
+}
+
+/**
+ * The names of the files of a folder on disk, below the Jupyter root.
+ */
+export function namesOnDisk(folder: string): string[] {
+  const full = path.join(fixture().root_dir, folder);
+  return fs.existsSync(full) ? fs.readdirSync(full).sort() : [];
+}
+
+/**
+ * Settings for `test.use({ mockSettings })`: Galata's defaults, with these
+ * Bookshelf settings on top of the administrator's.
+ */
+export function bookshelfSettings(settings: object): any {
+  return {
+    ...galata.DEFAULT_SETTINGS,
+    'jupyterlab-bookshelf:core': settings
+  };
 }

@@ -11,6 +11,8 @@
 
 import { createHash } from 'crypto';
 import { BookshelfError } from '../../errors';
+import type { ICorsRule } from '../../s3/cors';
+import { toBookshelfError } from '../../s3/diagnosis';
 import type {
   IGetObjectOptions,
   IObjectData,
@@ -32,6 +34,8 @@ interface IStoredVersion {
 
 interface IBucket {
   versioning: Versioning;
+  cors: ICorsRule[] | null;
+  policy: string | null;
   /** Versions of each key, oldest first. */
   objects: Map<string, IStoredVersion[]>;
 }
@@ -53,6 +57,14 @@ export interface IFakeStoreOptions {
     key: string,
     options: IPutObjectOptions
   ) => void | Promise<void>;
+  /**
+   * What a call meets before the store answers, as the SDK would throw it
+   * (e.g. `new TypeError('Failed to fetch')` for a bucket whose CORS rules
+   * refuse the page, or an error named AccessDenied with status 403); it is
+   * turned into a BookshelfError as the SDK-backed store does. Return
+   * undefined to let the call through.
+   */
+  failure?: (method: string, bucket: string, key?: string) => unknown;
 }
 
 /**
@@ -76,7 +88,22 @@ export class FakeObjectStore implements IObjectStore {
   readonly puts: IFakePut[] = [];
 
   addBucket(bucket: string, versioning: Versioning = 'Off'): void {
-    this._buckets.set(bucket, { versioning, objects: new Map() });
+    this._buckets.set(bucket, {
+      versioning,
+      cors: null,
+      policy: null,
+      objects: new Map()
+    });
+  }
+
+  /** Set a bucket's CORS rules (null: none). */
+  setCors(bucket: string, rules: ICorsRule[] | null): void {
+    this._bucket(bucket).cors = rules;
+  }
+
+  /** Set a bucket's policy (JSON text; null: none). */
+  setPolicy(bucket: string, policy: string | null): void {
+    this._bucket(bucket).policy = policy;
   }
 
   /** Store an object (a new version when versioned); returns its version id. */
@@ -114,6 +141,7 @@ export class FakeObjectStore implements IObjectStore {
   ): Promise<IObjectHead | null> {
     this.calls.push(`headObject ${bucket}/${key}`);
     await delay(0);
+    this._meet('headObject', bucket, key);
     const stored = this._bucket(bucket);
     const versions = stored.objects.get(key);
     if (!versions) {
@@ -132,6 +160,7 @@ export class FakeObjectStore implements IObjectStore {
   ): Promise<IObjectData> {
     this.calls.push(`getObject ${bucket}/${key}`);
     await delay(0);
+    this._meet('getObject', bucket, key);
     const version = this._version(bucket, key, options.versionId);
     const total = version.bytes.length;
     if (options.maxBytes !== undefined && total > options.maxBytes) {
@@ -169,6 +198,7 @@ export class FakeObjectStore implements IObjectStore {
     });
     await delay(0);
     cancelIfAborted(options.signal);
+    this._meet('putObject', bucket, key);
     await this.options.beforePut?.(bucket, key, options);
     const versions = this._bucket(bucket).objects.get(key);
     const latest = versions?.[versions.length - 1];
@@ -200,13 +230,38 @@ export class FakeObjectStore implements IObjectStore {
   }
 
   async getBucketVersioning(bucket: string): Promise<Versioning> {
+    this.calls.push(`getBucketVersioning ${bucket}`);
     await delay(0);
+    this._meet('getBucketVersioning', bucket);
     return this._bucket(bucket).versioning;
   }
 
   async headBucket(bucket: string): Promise<void> {
+    this.calls.push(`headBucket ${bucket}`);
     await delay(0);
+    this._meet('headBucket', bucket);
     this._bucket(bucket);
+  }
+
+  async getBucketCors(bucket: string): Promise<ICorsRule[] | null> {
+    this.calls.push(`getBucketCors ${bucket}`);
+    await delay(0);
+    this._meet('getBucketCors', bucket);
+    return this._bucket(bucket).cors;
+  }
+
+  async getBucketPolicy(bucket: string): Promise<string | null> {
+    this.calls.push(`getBucketPolicy ${bucket}`);
+    await delay(0);
+    this._meet('getBucketPolicy', bucket);
+    return this._bucket(bucket).policy;
+  }
+
+  private _meet(method: string, bucket: string, key?: string): void {
+    const error = this.options.failure?.(method, bucket, key);
+    if (error !== undefined) {
+      throw toBookshelfError(error, { bucket, key });
+    }
   }
 
   private _bucket(bucket: string): IBucket {

@@ -1,0 +1,268 @@
+import { BookshelfError } from '../errors';
+import {
+  diagnoseNetworkFailure,
+  isNetworkFailure,
+  probeReachable,
+  toBookshelfError
+} from '../s3/diagnosis';
+
+/**
+ * An error as the S3 SDK throws it: a name (S3's error code) and the
+ * HTTP status in $metadata.
+ */
+function sdkError(name: string, status?: number): Error {
+  const error = new Error(`${name} from S3`);
+  error.name = name;
+  (error as any).$metadata = { httpStatusCode: status };
+  return error;
+}
+
+const objectContext = {
+  bucket: 'examples',
+  key: 'reports/q3.ipynb',
+  endpointUrl: 'http://127.0.0.1:9000'
+};
+const bucketContext = {
+  bucket: 'examples',
+  endpointUrl: 'http://127.0.0.1:9000'
+};
+
+describe('toBookshelfError', () => {
+  it.each([
+    // S3 error codes, as the SDK names its errors.
+    ['NoSuchBucket', 404, 'object', 'NoSuchBucket'],
+    ['NoSuchKey', 404, 'object', 'NoSuchKey'],
+    ['NoSuchVersion', 404, 'object', 'NoSuchVersion'],
+    ['AccessDenied', 403, 'object', 'AccessDenied'],
+    ['AllAccessDisabled', 403, 'object', 'AccessDenied'],
+    ['AccountProblem', 403, 'object', 'AccessDenied'],
+    ['Forbidden', 403, 'bucket', 'AccessDenied'],
+    ['InvalidAccessKeyId', 403, 'object', 'InvalidCredentials'],
+    ['SignatureDoesNotMatch', 403, 'object', 'InvalidCredentials'],
+    ['InvalidToken', 400, 'object', 'InvalidCredentials'],
+    ['InvalidSecurity', 403, 'object', 'InvalidCredentials'],
+    ['RequestTimeTooSkewed', 403, 'object', 'InvalidCredentials'],
+    ['CredentialsProviderError', undefined, 'object', 'InvalidCredentials'],
+    ['ExpiredToken', 400, 'object', 'ExpiredCredentials'],
+    ['TokenRefreshRequired', 400, 'object', 'ExpiredCredentials'],
+    ['PreconditionFailed', 412, 'object', 'PreconditionFailed'],
+    ['ConditionalRequestConflict', 409, 'object', 'PreconditionFailed'],
+    ['SlowDown', 503, 'object', 'SlowDown'],
+    ['ServiceUnavailable', 503, 'object', 'SlowDown'],
+    ['Throttling', 400, 'object', 'SlowDown'],
+    ['TooManyRequests', 429, 'object', 'SlowDown'],
+    ['InternalError', 500, 'object', 'ServerError'],
+    ['TimeoutError', undefined, 'object', 'Unreachable'],
+    // A HEAD answer has no body, so no code: the status decides.
+    ['NotFound', 404, 'object', 'NoSuchKey'],
+    ['NotFound', 404, 'bucket', 'NoSuchBucket'],
+    ['403', 403, 'object', 'AccessDenied'],
+    ['Unknown', 401, 'object', 'AccessDenied'],
+    ['UnknownError', 404, 'object', 'NoSuchKey'],
+    ['UnknownError', 412, 'object', 'PreconditionFailed'],
+    ['UnknownError', 429, 'object', 'SlowDown'],
+    ['UnknownError', 503, 'object', 'SlowDown'],
+    ['UnknownError', 500, 'object', 'ServerError'],
+    ['UnknownError', 502, 'object', 'ServerError'],
+    ['UnknownError', 400, 'object', 'Unknown'],
+    ['InvalidArgument', 400, 'object', 'Unknown']
+  ])('%s (HTTP %s) on an %s → %s', (name, status, on, code) => {
+    const context = on === 'object' ? objectContext : bucketContext;
+    expect(toBookshelfError(sdkError(name, status), context).code).toBe(code);
+  });
+
+  it('reads a malformed version id (InvalidArgument) as a missing version', () => {
+    const error = toBookshelfError(sdkError('InvalidArgument', 400), {
+      ...objectContext,
+      versionId: 'not-a-version'
+    });
+    expect(error.code).toBe('NoSuchVersion');
+    expect(error.detail.versionId).toBe('not-a-version');
+  });
+
+  it("reads the browser's bare network failure as Unreachable, to be diagnosed", () => {
+    for (const message of [
+      'Failed to fetch',
+      'NetworkError when attempting to fetch resource.',
+      'Load failed'
+    ]) {
+      const error = toBookshelfError(new TypeError(message), objectContext);
+      expect(error.code).toBe('Unreachable');
+      expect(error.detail.reason).toBe('network');
+      expect(error.message).toContain('CORS');
+    }
+    expect(isNetworkFailure(new TypeError('x is not a function'))).toBe(false);
+    expect(isNetworkFailure(new Error('Failed to fetch'))).toBe(false);
+  });
+
+  it('reads an abort as Cancelled', () => {
+    const abort = new Error('aborted');
+    abort.name = 'AbortError';
+    expect(toBookshelfError(abort, objectContext).code).toBe('Cancelled');
+  });
+
+  it('passes a BookshelfError on unchanged', () => {
+    const original = new BookshelfError('TooLarge', 'big');
+    expect(toBookshelfError(original, objectContext)).toBe(original);
+  });
+
+  it('names the object, the version and the endpoint in the detail', () => {
+    const error = toBookshelfError(sdkError('NoSuchKey', 404), {
+      ...objectContext,
+      versionId: 'v1'
+    });
+    expect(error.detail).toMatchObject({
+      bucket: 'examples',
+      key: 'reports/q3.ipynb',
+      versionId: 'v1',
+      endpoint: 'http://127.0.0.1:9000'
+    });
+    expect(error.message).toContain('s3://examples/reports/q3.ipynb');
+  });
+
+  it('tells a wrong clock from wrong keys', () => {
+    const error = toBookshelfError(
+      sdkError('RequestTimeTooSkewed', 403),
+      objectContext
+    );
+    expect(error.detail.reason).toBe('clock-skew');
+    expect(
+      toBookshelfError(sdkError('SignatureDoesNotMatch', 403), objectContext)
+        .detail.reason
+    ).toBe('refused');
+  });
+
+  it('keeps the SDK name and status of an unknown error', () => {
+    const error = toBookshelfError(
+      sdkError('MalformedXML', 400),
+      objectContext
+    );
+    expect(error.code).toBe('Unknown');
+    expect(error.detail.name).toBe('MalformedXML');
+    expect(error.detail.status).toBe(400);
+  });
+
+  it('never shows the user name, password or query of the endpoint', () => {
+    const error = toBookshelfError(new TypeError('Failed to fetch'), {
+      bucket: 'examples',
+      endpointUrl: 'https://admin:hunter2@s3.example.org/?X-Amz-Signature=abc'
+    });
+    expect(error.detail.endpoint).toBe('https://s3.example.org/');
+    expect(error.message).not.toContain('hunter2');
+    expect(error.message).not.toContain('abc');
+  });
+});
+
+describe('diagnoseNetworkFailure', () => {
+  const network = () =>
+    toBookshelfError(new TypeError('Failed to fetch'), objectContext);
+
+  /** A fetch that records its calls and answers as told. */
+  function fakeFetch(answer: 'opaque' | 'refused' | 'hang') {
+    const calls: { url: string; init?: RequestInit }[] = [];
+    const fetchImpl = ((url: string, init?: RequestInit) => {
+      calls.push({ url, init });
+      if (answer === 'opaque') {
+        // The server answers, but its CORS rules refuse this page: a
+        // no-cors request resolves (opaque), a cors request fails.
+        return init?.mode === 'cors'
+          ? Promise.reject(new TypeError('Failed to fetch'))
+          : Promise.resolve(new Response(null, { status: 200 }));
+      }
+      if (answer === 'refused') {
+        return Promise.reject(new TypeError('Failed to fetch'));
+      }
+      return new Promise((_, reject) => {
+        init?.signal?.addEventListener('abort', () =>
+          reject(new DOMException('aborted', 'AbortError'))
+        );
+      });
+    }) as typeof fetch;
+    return { calls, fetchImpl };
+  }
+
+  it('says CorsRefused when the server answers a no-cors request', async () => {
+    const { calls, fetchImpl } = fakeFetch('opaque');
+    const error = await diagnoseNetworkFailure(
+      network(),
+      'http://127.0.0.1:9000',
+      fetchImpl
+    );
+    expect(error.code).toBe('CorsRefused');
+    expect(error.detail.reason).toBe('cors');
+    expect(error.detail.bucket).toBe('examples');
+    expect(error.message).toContain("the bucket 'examples'");
+    // The endpoint answers (no-cors), the bucket refuses the page (cors).
+    expect(calls).toHaveLength(2);
+    expect(calls[0].url).toBe('http://127.0.0.1:9000');
+    expect(calls[0].init).toMatchObject({
+      mode: 'no-cors',
+      credentials: 'omit'
+    });
+    expect(calls[1].url).toBe('http://127.0.0.1:9000/examples/');
+    expect(calls[1].init).toMatchObject({ mode: 'cors', credentials: 'omit' });
+  });
+
+  it('says Unreachable when nothing answers', async () => {
+    const { fetchImpl } = fakeFetch('refused');
+    const error = await diagnoseNetworkFailure(
+      network(),
+      'http://127.0.0.1:9',
+      fetchImpl
+    );
+    expect(error.code).toBe('Unreachable');
+    expect(error.detail.reason).toBe('unreachable');
+    expect(error.message).toContain('http://127.0.0.1:9');
+  });
+
+  it('says Unreachable when the probe gets no answer in time', async () => {
+    const { fetchImpl } = fakeFetch('hang');
+    expect(await probeReachable('http://10.255.255.1', fetchImpl, 20)).toBe(
+      false
+    );
+  });
+
+  it('leaves other errors alone and does not probe', async () => {
+    const { calls, fetchImpl } = fakeFetch('opaque');
+    const denied = toBookshelfError(
+      sdkError('AccessDenied', 403),
+      objectContext
+    );
+    expect(
+      await diagnoseNetworkFailure(denied, 'http://127.0.0.1:9000', fetchImpl)
+    ).toBe(denied);
+    const diagnosed = await diagnoseNetworkFailure(
+      network(),
+      'http://127.0.0.1:9000',
+      fetchImpl
+    );
+    // A diagnosed error is not probed again.
+    expect(
+      await diagnoseNetworkFailure(
+        diagnosed,
+        'http://127.0.0.1:9000',
+        fetchImpl
+      )
+    ).toBe(diagnosed);
+    // The two probes of the one diagnosis, none for the others.
+    expect(calls).toHaveLength(2);
+  });
+
+  it('without a URL to probe, keeps the undiagnosed error', async () => {
+    const { calls, fetchImpl } = fakeFetch('opaque');
+    const error = network();
+    expect(await diagnoseNetworkFailure(error, '', fetchImpl)).toBe(error);
+    expect(calls).toHaveLength(0);
+  });
+
+  it('probes the endpoint without its user name, password or query in messages', async () => {
+    const { calls, fetchImpl } = fakeFetch('opaque');
+    const error = await diagnoseNetworkFailure(
+      toBookshelfError(new TypeError('Failed to fetch'), { bucket: 'b' }),
+      'https://s3.example.org',
+      fetchImpl
+    );
+    expect(calls[0].url).toBe('https://s3.example.org');
+    expect(error.detail.endpoint).toBe('https://s3.example.org');
+  });
+});

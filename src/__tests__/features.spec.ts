@@ -1,0 +1,50 @@
+import * as fs from 'fs';
+import * as path from 'path';
+
+import { features, parseSettings } from '../settings';
+
+/**
+ * The cases the server shim is tested on too
+ * (jupyterlab_bookshelf/tests/test_features_parity.py): the browser's
+ * IBookshelf.info() and GET /api/bookshelf report the same features.
+ */
+const { cases } = JSON.parse(
+  fs.readFileSync(
+    path.join(
+      __dirname,
+      '..',
+      '..',
+      'jupyterlab_bookshelf',
+      'tests',
+      'features_cases.json'
+    ),
+    'utf8'
+  )
+) as {
+  cases: {
+    name: string;
+    user: object;
+    features: { [name: string]: boolean | string };
+  }[];
+};
+
+describe('features', () => {
+  it('has the shared cases', () => {
+    expect(cases.length).toBeGreaterThan(15);
+  });
+
+  it.each(cases.map(c => [c.name, c]))(
+    'as the shim reports them: %s',
+    (_, { user, features: expected }) => {
+      expect(features(parseSettings(user))).toEqual(expected);
+    }
+  );
+
+  it('never reports a secret', () => {
+    for (const { user } of cases) {
+      expect(JSON.stringify(features(parseSettings(user)))).not.toContain(
+        'SECRET'
+      );
+    }
+  });
+});

@@ -1,0 +1,577 @@
+import { ServerConnection } from '@jupyterlab/services';
+
+import { BookshelfModel } from '../model';
+import type { ICorsRule } from '../s3/cors';
+import { CredentialsProvider, ICredentials } from '../s3/credentials';
+import { features, parseSettings } from '../settings';
+import type { IBookshelfInfo, IInfoCheck } from '../tokens';
+import { FakeObjectStore } from './fakes/store';
+
+const ORIGIN = 'http://127.0.0.1:8888';
+const SECRET = 'info-SECRET-2b7d9f0e';
+const TOKEN = 'info-TOKEN-71c3a5d4';
+
+const GOOD_RULES: ICorsRule[] = [
+  {
+    allowedOrigins: [ORIGIN],
+    allowedMethods: ['GET', 'PUT', 'HEAD'],
+    allowedHeaders: ['*'],
+    exposeHeaders: ['ETag', 'x-amz-version-id']
+  }
+];
+
+const DEMO = {
+  endpointUrl: 'http://127.0.0.1:9000',
+  forcePathStyle: true,
+  credentials: {
+    mode: 'settings',
+    accessKeyId: 'AKIDINFO',
+    secretAccessKey: SECRET,
+    sessionToken: TOKEN
+  },
+  publishBucket: 'published'
+};
+
+function sdkError(name: string, status: number): Error {
+  const error = new Error(name);
+  error.name = name;
+  (error as any).$metadata = { httpStatusCode: status };
+  return error;
+}
+
+interface ISetup {
+  settings?: object;
+  shim?: 'answers' | 'missing' | { release: string };
+  /** Whether anything answers at the S3 endpoint (the no-cors probe). */
+  reachable?: boolean;
+  store?: (store: FakeObjectStore) => void;
+  failure?: (method: string, bucket: string) => unknown;
+  prompt?: () => Promise<ICredentials | null>;
+  credentialsFetch?: (url: string) => Promise<Response>;
+}
+
+function setUp(setup: ISetup = {}) {
+  const requests: string[] = [];
+  const store = new FakeObjectStore({ failure: setup.failure });
+  store.addBucket('published', 'Enabled');
+  store.setCors('published', GOOD_RULES);
+  setup.store?.(store);
+  const shim = setup.shim ?? 'answers';
+  const serverSettings = ServerConnection.makeSettings({
+    baseUrl: `${ORIGIN}/`,
+    fetch: (async (request: Request) => {
+      requests.push(`server ${new URL(request.url).pathname}`);
+      if (shim === 'missing') {
+        return new Response('Not found', { status: 404 });
+      }
+      const release = shim === 'answers' ? '0.1.0' : shim.release;
+      return new Response(JSON.stringify({ release, features: {} }), {
+        status: 200
+      });
+    }) as any
+  });
+  const credentials = new CredentialsProvider({
+    prompt: setup.prompt,
+    fetch: setup.credentialsFetch
+  });
+  const model = new BookshelfModel({
+    contents: {} as any,
+    serverSettings,
+    credentials,
+    version: '0.1.0',
+    origin: ORIGIN,
+    createObjectStore: async config => {
+      // The store asks for credentials on each call, as the SDK's does.
+      await config.credentials();
+      requests.push('store');
+      return store;
+    },
+    fetch: (async (url: string, init?: RequestInit) => {
+      requests.push(`probe ${url} ${init?.mode}`);
+      if (setup.reachable === false) {
+        throw new TypeError('Failed to fetch');
+      }
+      // A cors request to a bucket gets through only when its CORS rules
+      // allow this page; these tests' buckets do not.
+      if (init?.mode === 'cors') {
+        throw new TypeError('Failed to fetch');
+      }
+      return new Response(null, { status: 200 });
+    }) as any
+  });
+  model.updateSettings(parseSettings(setup.settings ?? DEMO));
+  return { model, store, requests, credentials };
+}
+
+async function checks(
+  setup: ISetup = {},
+  options: { askCredentials?: boolean } = {}
+): Promise<{ [id: string]: IInfoCheck } & { info: IBookshelfInfo }> {
+  const { model } = setUp(setup);
+  const info = await model.info({ live: true, ...options });
+  const text = JSON.stringify(info);
+  // Whatever the configuration: no secret in the info.
+  expect(text).not.toContain(SECRET);
+  expect(text).not.toContain(TOKEN);
+  const byId: any = { info };
+  for (const check of info.checks!) {
+    byId[check.id] = check;
+    expect(check.ok).toBe(check.state === 'pass');
+    expect(check.label).toBeTruthy();
+    expect(check.message).toBeTruthy();
+    if (check.state === 'fail') {
+      expect(check.fix).toBeTruthy();
+    }
+  }
+  return byId;
+}
+
+function states(result: { info: IBookshelfInfo }): { [id: string]: string } {
+  return Object.fromEntries(result.info.checks!.map(c => [c.id, c.state]));
+}
+
+describe('IBookshelf.info', () => {
+  it('without live checks, reports release and features without a request', async () => {
+    const { model, requests } = setUp();
+    const info = await model.info();
+    expect(info).toEqual({
+      release: '0.1.0',
+      features: features(parseSettings(DEMO))
+    });
+    expect(info.checks).toBeUndefined();
+    expect(requests).toEqual([]);
+  });
+
+  it('passes every check on a working configuration, in order', async () => {
+    const result = await checks();
+    expect(result.info.checks!.map(c => c.id)).toEqual([
+      'shim',
+      'settings',
+      'credentials',
+      'service',
+      'cors',
+      'publish-bucket',
+      'versioning'
+    ]);
+    expect(Object.values(states(result))).toEqual(Array(7).fill('pass'));
+    expect(result.cors.message).toContain(
+      'allow GET, HEAD and PUT from this page (http://127.0.0.1:8888)'
+    );
+    // Says what was checked, and what was not.
+    expect(result['publish-bucket'].message).toContain(
+      's3://published exists and answered a HEAD request'
+    );
+    expect(result['publish-bucket'].message).toContain(
+      'Its CORS rules allow uploads (PUT)'
+    );
+    expect(result['publish-bucket'].message).toContain('Nothing was written');
+    expect(result.service.message).toContain('http://127.0.0.1:9000');
+    expect(result.info.features).toEqual(features(parseSettings(DEMO)));
+  });
+
+  it('writes nothing', async () => {
+    const { model, store } = setUp();
+    await model.info({ live: true });
+    expect(store.puts).toEqual([]);
+    expect(store.calls.sort()).toEqual([
+      'getBucketCors published',
+      'getBucketPolicy published',
+      'getBucketVersioning published',
+      'headBucket published'
+    ]);
+  });
+
+  describe('the server extension', () => {
+    it('fails with the fix when it does not answer', async () => {
+      const result = await checks({ shim: 'missing' });
+      expect(result.shim.state).toBe('fail');
+      expect(result.shim.fix).toContain('jupyter server extension enable');
+    });
+
+    it('fails when its version differs from the page', async () => {
+      const result = await checks({ shim: { release: '0.0.9' } });
+      expect(result.shim.state).toBe('fail');
+      expect(result.shim.message).toContain('version 0.0.9');
+      expect(result.shim.fix).toContain('Reinstall');
+    });
+  });
+
+  describe('the settings', () => {
+    it('never echo an endpoint that may carry a password', async () => {
+      const result = await checks({
+        settings: {
+          ...DEMO,
+          endpointUrl: `http://bob:${SECRET}@127.0.0.1:9000`
+        }
+      });
+      expect(result.settings.state).toBe('fail');
+      expect(result.settings.message).toContain('user name or password');
+      expect(JSON.stringify(result.info)).not.toContain('bob');
+      expect(result.cors.message).toContain('see Settings');
+    });
+
+    it('skip the service check when the endpoint is not a URL', async () => {
+      const result = await checks({
+        settings: { ...DEMO, endpointUrl: 'ftp://s3' }
+      });
+      expect(states(result)).toMatchObject({
+        settings: 'fail',
+        service: 'skip',
+        cors: 'skip'
+      });
+    });
+  });
+
+  describe('the credentials', () => {
+    it('in session mode, do not open a dialog by themselves', async () => {
+      let asked = 0;
+      const result = await checks({
+        settings: { ...DEMO, credentials: { mode: 'session' } },
+        prompt: async () => {
+          asked++;
+          return null;
+        }
+      });
+      expect(asked).toBe(0);
+      expect(result.credentials.state).toBe('skip');
+      expect(result.credentials.action).toBe('enter-credentials');
+      expect(states(result)).toMatchObject({
+        cors: 'skip',
+        'publish-bucket': 'skip',
+        versioning: 'skip'
+      });
+    });
+
+    it('in session mode, ask when the person asks for it', async () => {
+      let asked = 0;
+      const result = await checks(
+        {
+          settings: { ...DEMO, credentials: { mode: 'session' } },
+          prompt: async () => {
+            asked++;
+            return { accessKeyId: 'AKIDS', secretAccessKey: SECRET };
+          }
+        },
+        { askCredentials: true }
+      );
+      expect(asked).toBe(1);
+      expect(result.credentials.state).toBe('pass');
+      expect(result.credentials.message).toContain("this tab's memory only");
+      expect(result['publish-bucket'].state).toBe('pass');
+    });
+
+    it('in endpoint mode, say when they expire', async () => {
+      const result = await checks({
+        settings: {
+          ...DEMO,
+          credentials: { mode: 'endpoint', endpoint: '/creds?k=x' }
+        },
+        credentialsFetch: async () =>
+          new Response(
+            JSON.stringify({
+              AccessKeyId: 'ASIAINFO',
+              SecretAccessKey: SECRET,
+              SessionToken: TOKEN,
+              Expiration: '2036-01-01T00:00:00Z'
+            })
+          )
+      });
+      expect(result.credentials.state).toBe('pass');
+      expect(result.credentials.message).toContain('/creds;');
+      expect(result.credentials.message).toContain('2036-01-01T00:00:00.000Z');
+      expect(result.credentials.message).not.toContain('k=x');
+    });
+
+    it('in endpoint mode, fail naming the URL when it fails', async () => {
+      const result = await checks({
+        settings: {
+          ...DEMO,
+          credentials: { mode: 'endpoint', endpoint: '/creds' }
+        },
+        credentialsFetch: async () =>
+          new Response(`<p>${SECRET}</p>`, { status: 500 })
+      });
+      expect(result.credentials.state).toBe('fail');
+      expect(result.credentials.message).toBe(
+        'The credentials URL /creds answered HTTP 500.'
+      );
+      expect(result['publish-bucket'].state).toBe('skip');
+    });
+
+    it('in anonymous mode, say that requests are unsigned', async () => {
+      const result = await checks({
+        settings: { ...DEMO, credentials: { mode: 'anonymous' } }
+      });
+      expect(result.credentials.state).toBe('pass');
+      expect(result.credentials.message).toContain('unsigned');
+    });
+  });
+
+  it('tells an unreachable service, and skips the bucket checks', async () => {
+    const result = await checks({ reachable: false });
+    expect(result.service.state).toBe('fail');
+    expect(result.service.message).toBe(
+      'Nothing answers at http://127.0.0.1:9000.'
+    );
+    expect(result.service.fix).toContain('Check the S3 endpoint URL');
+    expect(states(result)).toMatchObject({
+      cors: 'skip',
+      'publish-bucket': 'skip',
+      versioning: 'skip'
+    });
+  });
+
+  it('probes Amazon S3 of the region when no endpoint is set', async () => {
+    const { model, requests } = setUp({
+      settings: { ...DEMO, endpointUrl: '', region: 'eu-west-1' }
+    });
+    await model.info({ live: true });
+    expect(requests).toContain(
+      'probe https://s3.eu-west-1.amazonaws.com no-cors'
+    );
+  });
+
+  describe('CORS', () => {
+    it('tells a CORS refusal from an unreachable service, with the rule to add', async () => {
+      const result = await checks({
+        failure: method =>
+          method === 'headBucket' ? new TypeError('Failed to fetch') : undefined
+      });
+      expect(result.service.state).toBe('pass');
+      expect(result.cors.state).toBe('fail');
+      expect(result.cors.message).toContain('the bucket does not exist, or');
+      const rule = JSON.parse(result.cors.rule!);
+      expect(rule[0].AllowedOrigins).toEqual([ORIGIN]);
+      expect(rule[0].AllowedMethods).toEqual(['GET', 'PUT', 'HEAD']);
+      expect(result['publish-bucket'].state).toBe('fail');
+      expect(result.versioning.state).toBe('skip');
+    });
+
+    it('fails when the rules do not allow uploads, and so does the bucket', async () => {
+      const result = await checks({
+        store: store =>
+          store.setCors('published', [
+            { ...GOOD_RULES[0], allowedMethods: ['GET', 'HEAD'] }
+          ])
+      });
+      expect(result.cors.state).toBe('fail');
+      expect(result.cors.message).toContain('do not allow PUT');
+      expect(result.cors.rule).toContain(ORIGIN);
+      expect(result['publish-bucket'].state).toBe('fail');
+      expect(result['publish-bucket'].message).toContain(
+        'do not allow uploads (PUT)'
+      );
+    });
+
+    it('fails when the page may not read ETag and the version id', async () => {
+      const result = await checks({
+        store: store =>
+          store.setCors('published', [{ ...GOOD_RULES[0], exposeHeaders: [] }])
+      });
+      expect(result.cors.state).toBe('fail');
+      expect(result.cors.message).toContain('PUT: x-amz-version-id');
+    });
+
+    it('fails for rules of another origin or without the SDK headers', async () => {
+      for (const rules of [
+        [{ ...GOOD_RULES[0], allowedOrigins: ['https://other.example.org'] }],
+        [{ ...GOOD_RULES[0], allowedHeaders: ['content-type'] }]
+      ]) {
+        const result = await checks({
+          store: store => store.setCors('published', rules)
+        });
+        expect(result.cors.state).toBe('fail');
+        expect(result.cors.message).toContain('do not allow GET, HEAD, PUT');
+      }
+    });
+
+    it('passes, saying what was not checked, when the rules cannot be read', async () => {
+      const result = await checks({
+        failure: method =>
+          method === 'getBucketCors' ? sdkError('AccessDenied', 403) : undefined
+      });
+      expect(result.cors.state).toBe('pass');
+      expect(result.cors.message).toContain('could not be read');
+      expect(result.cors.message).toContain('was not checked');
+    });
+
+    it('passes when the service allows every origin without rules', async () => {
+      const result = await checks({
+        store: store => store.setCors('published', null)
+      });
+      expect(result.cors.state).toBe('pass');
+      expect(result.cors.message).toContain('no CORS rules of its own');
+    });
+  });
+
+  describe('the publish bucket', () => {
+    it('fails with the fix when none is set', async () => {
+      const result = await checks({ settings: { ...DEMO, publishBucket: '' } });
+      expect(result['publish-bucket'].state).toBe('fail');
+      expect(result['publish-bucket'].fix).toContain('Publish bucket');
+      expect(result.cors.state).toBe('skip');
+    });
+
+    it('fails when the bucket does not exist', async () => {
+      const result = await checks({
+        settings: { ...DEMO, publishBucket: 'missing' }
+      });
+      expect(result['publish-bucket'].state).toBe('fail');
+      expect(result['publish-bucket'].message).toContain(
+        'The bucket "missing" does not exist.'
+      );
+    });
+
+    it('fails when the credentials may not use it', async () => {
+      const result = await checks({
+        failure: method =>
+          method === 'headBucket' ? sdkError('AccessDenied', 403) : undefined
+      });
+      expect(result['publish-bucket'].state).toBe('fail');
+      expect(result['publish-bucket'].message).toContain(
+        'Access to s3://published was denied.'
+      );
+    });
+
+    it('fails when its policy denies uploads to everyone', async () => {
+      const result = await checks({
+        store: store =>
+          store.setPolicy(
+            'published',
+            JSON.stringify({
+              Statement: [
+                {
+                  Effect: 'Deny',
+                  Principal: '*',
+                  Action: ['s3:PutObject'],
+                  Resource: 'arn:aws:s3:::published/*'
+                }
+              ]
+            })
+          )
+      });
+      expect(result['publish-bucket'].state).toBe('fail');
+      expect(result['publish-bucket'].message).toContain(
+        'denies uploads (s3:PutObject)'
+      );
+      expect(result['publish-bucket'].fix).toContain('Deny statement');
+    });
+
+    it('passes with a note when the policy may deny uploads to someone', async () => {
+      const result = await checks({
+        store: store =>
+          store.setPolicy(
+            'published',
+            JSON.stringify({
+              Statement: [
+                {
+                  Effect: 'Deny',
+                  Principal: { AWS: 'arn:aws:iam::1:user/bob' },
+                  Action: 's3:*',
+                  Resource: 'arn:aws:s3:::published/*'
+                }
+              ]
+            })
+          )
+      });
+      expect(result['publish-bucket'].state).toBe('pass');
+      expect(result['publish-bucket'].message).toContain(
+        'to some principals or under conditions'
+      );
+    });
+
+    it('passes with a note when the policy cannot be read', async () => {
+      const result = await checks({
+        failure: method =>
+          method === 'getBucketPolicy'
+            ? sdkError('AccessDenied', 403)
+            : undefined
+      });
+      expect(result['publish-bucket'].state).toBe('pass');
+      expect(result['publish-bucket'].message).toContain(
+        'could not be read with these credentials'
+      );
+    });
+  });
+
+  describe('versioning', () => {
+    it.each([
+      ['Off', 'Versioning is off'],
+      ['Suspended', 'Versioning is suspended']
+    ])('fails when it is %s, saying how to turn it on', async (state, text) => {
+      const result = await checks({
+        store: store => {
+          store.addBucket('published', state as any);
+          store.setCors('published', GOOD_RULES);
+        }
+      });
+      expect(result.versioning.state).toBe('fail');
+      expect(result.versioning.message).toContain(text);
+      expect(result.versioning.fix).toContain('Bucket Versioning');
+    });
+
+    it('fails when it cannot be read', async () => {
+      const result = await checks({
+        failure: method =>
+          method === 'getBucketVersioning'
+            ? sdkError('AccessDenied', 403)
+            : undefined
+      });
+      expect(result.versioning.state).toBe('fail');
+      expect(result.versioning.message).toContain('could not be read');
+    });
+  });
+});
+
+describe('BookshelfModel.explain', () => {
+  it('adds the credentials mode, and drops session keys the service refused', async () => {
+    let asked = 0;
+    const { model, credentials } = setUp({
+      settings: { ...DEMO, credentials: { mode: 'session' } },
+      prompt: async () => {
+        asked++;
+        return { accessKeyId: 'AKIDS', secretAccessKey: SECRET };
+      }
+    });
+    await credentials.get(model.settings);
+    const refused = await model.explain(sdkError('InvalidAccessKeyId', 403), {
+      bucket: 'examples',
+      key: 'a.ipynb'
+    });
+    expect(refused.code).toBe('InvalidCredentials');
+    expect(refused.detail.mode).toBe('session');
+    expect(credentials.hasSessionCredentials).toBe(false);
+    await credentials.get(model.settings);
+    expect(asked).toBe(2);
+
+    // Other errors keep them.
+    const denied = await model.explain(sdkError('AccessDenied', 403), {
+      bucket: 'examples'
+    });
+    expect(denied.code).toBe('AccessDenied');
+    expect(credentials.hasSessionCredentials).toBe(true);
+  });
+
+  it('diagnoses a network failure against the endpoint', async () => {
+    const { model, requests } = setUp({ reachable: false });
+    const error = await model.explain(new TypeError('Failed to fetch'), {
+      bucket: 'examples'
+    });
+    expect(error.code).toBe('Unreachable');
+    expect(error.detail.reason).toBe('unreachable');
+    expect(requests).toEqual(['probe http://127.0.0.1:9000 no-cors']);
+  });
+
+  it('clone refuses unusable settings with their translated problems', async () => {
+    const { model } = setUp({
+      settings: { ...DEMO, credentials: { mode: 'endpoint' } }
+    });
+    await expect(
+      model.clone({ s3_bucket: 'examples', s3_key: 'a.ipynb' })
+    ).rejects.toMatchObject({
+      code: 'NotConfigured',
+      message:
+        'The credentials mode is "endpoint" but no credentials URL is set.'
+    });
+  });
+});

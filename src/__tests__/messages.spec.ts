@@ -1,0 +1,366 @@
+import * as fs from 'fs';
+import * as path from 'path';
+
+import type { TranslationBundle } from '@jupyterlab/translation';
+
+import { BookshelfError, BookshelfErrorCode } from '../errors';
+import { corsRule, describeError } from '../messages';
+
+const ORIGIN = 'http://127.0.0.1:38888';
+
+/**
+ * A translation bundle that marks what it translated: «text».
+ */
+const marked = {
+  __: (msgid: string, ...args: unknown[]) =>
+    '«' + msgid.replace(/%(\d+)/g, (_, n) => String(args[Number(n) - 1])) + '»'
+} as unknown as TranslationBundle;
+
+const translated = (text: string) => /^«[\s\S]*»$/.test(text);
+
+/**
+ * Every code, with an error as the code that raises it makes it. `own`:
+ * the message is the error's own (a validation text naming the rule).
+ */
+const CASES: {
+  [code in BookshelfErrorCode]: {
+    error: BookshelfError;
+    message: string | RegExp;
+    fix: string | RegExp;
+    own?: boolean;
+  };
+} = {
+  InvalidRequest: {
+    error: new BookshelfError('InvalidRequest', 's3_key: a key is required.', {
+      field: 's3_key'
+    }),
+    message: 's3_key: a key is required.',
+    fix: 'Correct the values',
+    own: true
+  },
+  BucketNotAllowed: {
+    error: new BookshelfError('BucketNotAllowed', 'x', { bucket: 'secret' }),
+    message: 'Links may not clone from the bucket "secret"',
+    fix: 'allowedBuckets'
+  },
+  NoSuchBucket: {
+    error: new BookshelfError('NoSuchBucket', 'x', { bucket: 'nope' }),
+    message: 'The bucket "nope" does not exist.',
+    fix: 'Check the bucket name'
+  },
+  NoSuchKey: {
+    error: new BookshelfError('NoSuchKey', 'x', {
+      bucket: 'b',
+      key: 'k.ipynb'
+    }),
+    message: 'There is no object s3://b/k.ipynb.',
+    fix: 'case-sensitive'
+  },
+  NoSuchVersion: {
+    error: new BookshelfError('NoSuchVersion', 'x', {
+      bucket: 'b',
+      key: 'k',
+      versionId: 'v9'
+    }),
+    message: 's3://b/k has no version "v9".',
+    fix: 'Leave the version empty'
+  },
+  AccessDenied: {
+    error: new BookshelfError('AccessDenied', 'x', {
+      bucket: 'denied',
+      key: 'a.ipynb',
+      mode: 'settings'
+    }),
+    message: 'Access to s3://denied/a.ipynb was denied.',
+    fix: 'a bucket policy may deny it'
+  },
+  InvalidCredentials: {
+    error: new BookshelfError('InvalidCredentials', 'x', {
+      reason: 'refused',
+      mode: 'session'
+    }),
+    message: 'The S3 service did not accept the credentials.',
+    fix: 'enter the right access key id and secret'
+  },
+  ExpiredCredentials: {
+    error: new BookshelfError('ExpiredCredentials', 'x', { mode: 'endpoint' }),
+    message: 'The S3 credentials have expired.',
+    fix: 'Bookshelf fetches new credentials before they expire'
+  },
+  CorsRefused: {
+    error: new BookshelfError('CorsRefused', 'x', {
+      bucket: 'nocors',
+      endpoint: 'http://127.0.0.1:39000',
+      reason: 'cors'
+    }),
+    message:
+      'The S3 service at http://127.0.0.1:39000 answers, but the bucket "nocors" does not allow requests from this page (http://127.0.0.1:38888)',
+    fix: 'add this CORS rule'
+  },
+  Unreachable: {
+    error: new BookshelfError('Unreachable', 'x', {
+      endpoint: 'http://127.0.0.1:9',
+      reason: 'unreachable'
+    }),
+    message: 'Nothing answers at http://127.0.0.1:9.',
+    fix: 'Check the S3 endpoint URL'
+  },
+  SlowDown: {
+    error: new BookshelfError('SlowDown', 'x', { status: 503 }),
+    message: 'asked to slow down; it still was after several tries',
+    fix: 'Wait a minute'
+  },
+  ServerError: {
+    error: new BookshelfError('ServerError', 'x', { status: 500 }),
+    message:
+      'The S3 service failed (HTTP 500); it still did after several tries.',
+    fix: 'Try again in a minute'
+  },
+  NotANotebook: {
+    error: new BookshelfError(
+      'NotANotebook',
+      'The object is not a Jupyter notebook: nbformat is missing'
+    ),
+    message: 'The object is not a Jupyter notebook: nbformat is missing',
+    fix: 'Nothing was written',
+    own: true
+  },
+  TooLarge: {
+    error: new BookshelfError('TooLarge', 'x', {
+      size: 300 * 1024 * 1024,
+      limitMB: 200
+    }),
+    message: 'The object is 300 MB, more than the limit of 200 MB.',
+    fix: 'Largest object to clone (MB)'
+  },
+  Conflict: {
+    error: new BookshelfError('Conflict', 's3://p/a.ipynb was changed', {
+      reason: 'changed'
+    }),
+    message: 's3://p/a.ipynb was changed',
+    fix: 'Nothing was overwritten',
+    own: true
+  },
+  PreconditionFailed: {
+    error: new BookshelfError('PreconditionFailed', 'exists', {
+      reason: 'policy-never'
+    }),
+    message: 'exists',
+    fix: 'the overwrite policy is "never"',
+    own: true
+  },
+  PublishNotConfigured: {
+    error: new BookshelfError('PublishNotConfigured', 'No publish bucket.'),
+    message: 'No publish bucket.',
+    fix: 'Set "Publish bucket"',
+    own: true
+  },
+  NotConfigured: {
+    error: new BookshelfError('NotConfigured', 'x', {
+      reason: 'endpoint-missing'
+    }),
+    message: 'no credentials URL is set',
+    fix: 'Set "Credentials URL"'
+  },
+  Cancelled: {
+    error: new BookshelfError('Cancelled', 'x'),
+    message: 'The transfer was cancelled; nothing was written.',
+    fix: ''
+  },
+  SaveFailed: {
+    error: new BookshelfError('SaveFailed', 'The server said 500.'),
+    message: 'The server said 500.',
+    fix: 'you may write to the folder',
+    own: true
+  },
+  Interrupted: {
+    error: new BookshelfError('Interrupted', 'Connection lost.', {
+      bucket: 'examples',
+      key: 'q3.ipynb'
+    }),
+    message:
+      'Connection to the S3 service lost; the transfer did not complete (s3://examples/q3.ipynb).',
+    fix: 'Nothing partial was saved'
+  },
+  Corrupted: {
+    error: new BookshelfError('Corrupted', 'The download ended early.'),
+    message: 'The download ended early.',
+    fix: 'Try again',
+    own: true
+  },
+  Unknown: {
+    error: new BookshelfError('Unknown', 'x', {
+      bucket: 'b',
+      key: 'k',
+      name: 'MalformedXML',
+      status: 400
+    }),
+    message: 'The S3 request for s3://b/k failed (MalformedXML).',
+    fix: 'Try again'
+  }
+};
+
+describe('describeError', () => {
+  it('has a case for every error code', () => {
+    const source = fs.readFileSync(
+      path.join(__dirname, '..', 'errors.ts'),
+      'utf8'
+    );
+    const union = /export type BookshelfErrorCode =([^;]*);/.exec(source)![1];
+    const codes = [...union.matchAll(/'(\w+)'/g)].map(match => match[1]);
+    expect(codes.length).toBeGreaterThan(10);
+    expect(Object.keys(CASES).sort()).toEqual(codes.sort());
+  });
+
+  it.each(Object.entries(CASES))(
+    '%s: a translated title, message and fix',
+    (code, { error, message, fix, own }) => {
+      const description = describeError(error, marked, ORIGIN);
+      expect(translated(description.title)).toBe(true);
+      expect(description.title.length).toBeGreaterThan(2);
+      if (own) {
+        expect(description.message).toBe(message);
+      } else {
+        expect(translated(description.message)).toBe(true);
+        expect(description.message).toContain(message);
+      }
+      if (fix) {
+        expect(translated(description.fix)).toBe(true);
+        expect(description.fix).toContain(fix);
+      } else {
+        expect(description.fix).toBe('');
+      }
+    }
+  );
+
+  it('gives the CORS rule to add, with this origin filled in', () => {
+    const description = describeError(CASES.CorsRefused.error, marked, ORIGIN);
+    expect(description.rule).toBe(corsRule(ORIGIN));
+    const rule = JSON.parse(description.rule!);
+    expect(rule).toEqual([
+      {
+        AllowedOrigins: [ORIGIN],
+        AllowedMethods: ['GET', 'PUT', 'HEAD'],
+        AllowedHeaders: ['*'],
+        ExposeHeaders: [
+          'ETag',
+          'x-amz-version-id',
+          'x-amz-server-side-encryption'
+        ],
+        MaxAgeSeconds: 3000
+      }
+    ]);
+    // Without a bucket: the service refuses the origin.
+    const service = describeError(
+      new BookshelfError('CorsRefused', 'x', { endpoint: 'http://s3' }),
+      marked,
+      ORIGIN
+    );
+    expect(service.message).toContain(ORIGIN);
+    expect(service.rule).toBe(corsRule(ORIGIN));
+  });
+
+  it('gives no rule for other errors', () => {
+    for (const [code, { error }] of Object.entries(CASES)) {
+      if (code !== 'CorsRefused') {
+        expect(describeError(error, marked, ORIGIN).rule).toBeUndefined();
+      }
+    }
+  });
+
+  it.each([
+    ['anonymous', 'not public'],
+    ['session', 'Forget S3 Credentials'],
+    ['endpoint', 'a bucket policy may deny it']
+  ])('access denied in %s mode says what to do there', (mode, fix) => {
+    const description = describeError(
+      new BookshelfError('AccessDenied', 'x', { bucket: 'b', key: 'k', mode }),
+      marked,
+      ORIGIN
+    );
+    expect(description.fix).toContain(fix);
+  });
+
+  it.each([
+    ['clock-skew', {}, "computer's clock"],
+    ['endpoint-unreachable', { url: '/creds' }, '/creds could not be reached'],
+    ['endpoint-status', { url: '/creds', status: 403 }, 'answered HTTP 403'],
+    ['endpoint-not-json', { url: '/creds' }, 'did not answer S3 credentials'],
+    ['endpoint-fields', { url: '/creds' }, 'did not answer S3 credentials'],
+    ['endpoint-expiration', { url: '/creds' }, 'did not answer S3 credentials']
+  ])('credentials error %s', (reason, detail, text) => {
+    const description = describeError(
+      new BookshelfError('InvalidCredentials', 'x', { reason, ...detail }),
+      marked,
+      ORIGIN
+    );
+    expect(translated(description.message)).toBe(true);
+    expect(description.message).toContain(text);
+    expect(translated(description.fix)).toBe(true);
+  });
+
+  it('an endpoint answering 401 asks to log in, 404 to check the URL', () => {
+    const fixFor = (status: number) =>
+      describeError(
+        new BookshelfError('InvalidCredentials', 'x', {
+          reason: 'endpoint-status',
+          url: '/creds',
+          status
+        }),
+        marked
+      ).fix;
+    expect(fixFor(401)).toContain('Log in to Jupyter again');
+    expect(fixFor(404)).toContain('check the credentials URL');
+    expect(fixFor(500)).toContain('failed');
+  });
+
+  it.each([
+    ['session-empty', 'No S3 credentials are set for this tab.'],
+    ['settings-keys-missing', 'the access key id or the secret access key'],
+    ['endpoint-cross-origin', 'is not on this Jupyter server']
+  ])('not configured: %s', (reason, text) => {
+    const description = describeError(
+      new BookshelfError('NotConfigured', 'x', { reason, url: 'https://x/c' }),
+      marked
+    );
+    expect(description.message).toContain(text);
+  });
+
+  it('an unreachable service that was not probed mentions CORS', () => {
+    const description = describeError(
+      new BookshelfError('Unreachable', 'x', {
+        endpoint: 'http://s3',
+        reason: 'network'
+      }),
+      marked,
+      ORIGIN
+    );
+    expect(description.fix).toContain('CORS');
+    expect(description.fix).toContain(ORIGIN);
+  });
+
+  it('a cancelled credentials dialog says nothing was done', () => {
+    expect(
+      describeError(
+        new BookshelfError('Cancelled', 'x', {
+          reason: 'credentials-cancelled'
+        }),
+        marked
+      ).message
+    ).toContain('No S3 credentials were given');
+  });
+
+  it('a not-a-notebook publish does not suggest cloning', () => {
+    const description = describeError(
+      new BookshelfError('NotANotebook', 'bad', { path: 'a.txt' }),
+      marked
+    );
+    expect(description.fix).toContain('Nothing was published');
+  });
+
+  it('describes other errors by their message', () => {
+    const description = describeError(new Error('boom'), marked);
+    expect(description.message).toBe('boom');
+    expect(translated(description.title)).toBe(true);
+  });
+});

@@ -1,0 +1,244 @@
+/**
+ * @jest-environment-options {"customExportConditions": ["node", "require", "default"]}
+ */
+/**
+ * The SDK-backed store (src/s3/client.ts) with the real SDK, over a fake
+ * S3 HTTP endpoint that breaks transfers: the checks of length and
+ * checksum, the download and upload retries, Content-MD5 on uploads.
+ */
+import { createHash } from 'crypto';
+import { ReadableStream as NodeReadableStream } from 'stream/web';
+
+import { BookshelfError } from '../errors';
+import {
+  createObjectStore,
+  DOWNLOAD_ATTEMPTS,
+  UPLOAD_ATTEMPTS
+} from '../s3/client';
+import type { IObjectStore } from '../s3/types';
+import { FakeS3Http, md5Hex } from './fakes/http';
+
+// jsdom has no web streams; the browser's fetch bodies are ones.
+if (typeof globalThis.ReadableStream === 'undefined') {
+  (globalThis as any).ReadableStream = NodeReadableStream;
+}
+
+function bytesOf(size: number, seed = 1): Uint8Array {
+  const bytes = new Uint8Array(size);
+  let state = seed;
+  for (let i = 0; i < size; i++) {
+    state = (state * 1103515245 + 12345) >>> 0;
+    bytes[i] = state >>> 24;
+  }
+  return bytes;
+}
+
+function store(http: FakeS3Http): IObjectStore {
+  return createObjectStore({
+    endpointUrl: 'http://s3.example.test',
+    region: 'us-east-1',
+    forcePathStyle: true,
+    credentials: async () => ({
+      accessKeyId: 'test-key',
+      secretAccessKey: 'test-secret'
+    }),
+    requestHandler: http
+  });
+}
+
+async function failure(promise: Promise<unknown>): Promise<BookshelfError> {
+  try {
+    await promise;
+  } catch (error) {
+    expect(error).toBeInstanceOf(BookshelfError);
+    return error as BookshelfError;
+  }
+  throw new Error('It did not fail');
+}
+
+const gets = (http: FakeS3Http) =>
+  http.calls.filter(call => call.method === 'GET');
+const puts = (http: FakeS3Http) =>
+  http.calls.filter(call => call.method === 'PUT');
+
+describe('SdkObjectStore.getObject over a failing network', () => {
+  const body = bytesOf(100 * 1024);
+  let http: FakeS3Http;
+
+  beforeEach(() => {
+    http = new FakeS3Http();
+    http.put('b', 'k.bin', body);
+  });
+
+  it('downloads and checks an object', async () => {
+    const loaded: number[] = [];
+    const data = await store(http).getObject('b', 'k.bin', {
+      onProgress: n => loaded.push(n)
+    });
+    expect(md5Hex(data.bytes)).toBe(md5Hex(body));
+    expect(data.head.etag).toBe(`"${md5Hex(body)}"`);
+    expect(loaded[loaded.length - 1]).toBe(body.length);
+    expect(gets(http)).toHaveLength(1);
+  });
+
+  it('downloads again from the start when the body is cut off once', async () => {
+    http.queue('GET', { type: 'cut', after: 40000 });
+    const data = await store(http).getObject('b', 'k.bin');
+    expect(md5Hex(data.bytes)).toBe(md5Hex(body));
+    expect(gets(http).map(call => call.fault)).toEqual(['cut', undefined]);
+  });
+
+  it('reports Interrupted when the body is cut off every time', async () => {
+    http.always('GET', { type: 'cut', after: 40000 });
+    const error = await failure(store(http).getObject('b', 'k.bin'));
+    expect(error.code).toBe('Interrupted');
+    expect(error.message).toContain('s3://b/k.bin');
+    expect(error.message).toContain(`after ${DOWNLOAD_ATTEMPTS} tries`);
+    expect(error.detail).toMatchObject({
+      bucket: 'b',
+      key: 'k.bin',
+      attempts: DOWNLOAD_ATTEMPTS,
+      total: body.length
+    });
+    expect(gets(http)).toHaveLength(DOWNLOAD_ATTEMPTS);
+  });
+
+  it('catches a body cut short behind a matching length by its checksum', async () => {
+    http.always('GET', { type: 'truncate', keep: 1000 });
+    const error = await failure(store(http).getObject('b', 'k.bin'));
+    expect(error.code).toBe('Corrupted');
+    expect(error.detail.reason).toBe('checksum');
+    expect(gets(http)).toHaveLength(DOWNLOAD_ATTEMPTS);
+  });
+
+  it('catches one changed byte, and downloads again', async () => {
+    http.queue('GET', { type: 'corrupt', offset: 777 });
+    const data = await store(http).getObject('b', 'k.bin');
+    expect(md5Hex(data.bytes)).toBe(md5Hex(body));
+    expect(gets(http)).toHaveLength(2);
+  });
+
+  it('reports Corrupted when every download is changed', async () => {
+    http.always('GET', { type: 'corrupt', offset: 777 });
+    const error = await failure(store(http).getObject('b', 'k.bin'));
+    expect(error.code).toBe('Corrupted');
+    expect(error.message).toContain('do not match its checksum');
+  });
+
+  it('checks only the length of a KMS-encrypted object, whose ETag is no MD5', async () => {
+    http.always('GET', {
+      type: 'headers',
+      headers: {
+        etag: '"0123456789abcdef0123456789abcdef"',
+        'x-amz-server-side-encryption': 'aws:kms'
+      }
+    });
+    const data = await store(http).getObject('b', 'k.bin');
+    expect(md5Hex(data.bytes)).toBe(md5Hex(body));
+  });
+
+  it('checks only the length of a multipart object', async () => {
+    http.always('GET', {
+      type: 'headers',
+      headers: { etag: '"0123456789abcdef0123456789abcdef-3"' }
+    });
+    const data = await store(http).getObject('b', 'k.bin');
+    expect(data.bytes.length).toBe(body.length);
+  });
+
+  it('reports a plain-MD5 ETag that the bytes do not match, without encryption', async () => {
+    http.always('GET', {
+      type: 'headers',
+      headers: {
+        etag: '"0123456789abcdef0123456789abcdef"',
+        'x-amz-server-side-encryption': 'AES256'
+      }
+    });
+    const error = await failure(store(http).getObject('b', 'k.bin'));
+    expect(error.code).toBe('Corrupted');
+  });
+
+  it('lets the SDK retry a failed request, then reports Unreachable', async () => {
+    http.always('GET', { type: 'fail' });
+    const error = await failure(store(http).getObject('b', 'k.bin'));
+    expect(error.code).toBe('Unreachable');
+    // The SDK's four attempts; a failed request is not a damaged body.
+    expect(gets(http)).toHaveLength(4);
+  });
+
+  it('lets the SDK retry 503 SlowDown, then reports SlowDown', async () => {
+    http.always('GET', { type: 'status', status: 503, code: 'SlowDown' });
+    const error = await failure(store(http).getObject('b', 'k.bin'));
+    expect(error.code).toBe('SlowDown');
+    expect(gets(http)).toHaveLength(4);
+  });
+
+  it('reports 500 as ServerError after the SDK retries', async () => {
+    http.always('GET', { type: 'status', status: 500, code: 'InternalError' });
+    const error = await failure(store(http).getObject('b', 'k.bin'));
+    expect(error.code).toBe('ServerError');
+    expect(error.message).toContain('HTTP 500');
+  });
+
+  it('stops retrying when cancelled', async () => {
+    http.always('GET', { type: 'cut', after: 1000 });
+    const controller = new AbortController();
+    const pending = store(http).getObject('b', 'k.bin', {
+      signal: controller.signal
+    });
+    setTimeout(() => controller.abort(), 100);
+    const error = await failure(pending);
+    expect(error.code).toBe('Cancelled');
+    expect(gets(http).length).toBeLessThan(DOWNLOAD_ATTEMPTS);
+  });
+});
+
+describe('SdkObjectStore.putObject over a failing network', () => {
+  const mine = bytesOf(50 * 1024, 7);
+  const old = bytesOf(10 * 1024, 3);
+  let http: FakeS3Http;
+
+  beforeEach(() => {
+    http = new FakeS3Http();
+    http.put('b', 'n.ipynb', old);
+  });
+
+  it('sends the Content-MD5 of the body', async () => {
+    const result = await store(http).putObject('b', 'n.ipynb', mine);
+    expect(puts(http)[0].headers['content-md5']).toBe(
+      createHash('md5').update(mine).digest('base64')
+    );
+    expect(result.etag).toBe(`"${md5Hex(mine)}"`);
+    expect(md5Hex(http.get('b', 'n.ipynb')!)).toBe(md5Hex(mine));
+  });
+
+  it('sends again a body that the server refused as damaged', async () => {
+    http.queue('PUT', { type: 'corrupt', offset: 10 });
+    await store(http).putObject('b', 'n.ipynb', mine);
+    expect(puts(http)).toHaveLength(2);
+    expect(md5Hex(http.get('b', 'n.ipynb')!)).toBe(md5Hex(mine));
+  });
+
+  it('reports Corrupted when every upload is damaged, and the old object stays', async () => {
+    http.always('PUT', { type: 'truncate', keep: 100 });
+    const error = await failure(store(http).putObject('b', 'n.ipynb', mine));
+    expect(error.code).toBe('Corrupted');
+    expect(error.detail.reason).toBe('upload');
+    expect(error.detail.attempts).toBe(UPLOAD_ATTEMPTS);
+    expect(puts(http)).toHaveLength(UPLOAD_ATTEMPTS);
+    expect(md5Hex(http.get('b', 'n.ipynb')!)).toBe(md5Hex(old));
+  });
+
+  it('keeps the conditions of the put', async () => {
+    const error = await failure(
+      store(http).putObject('b', 'n.ipynb', mine, { ifNoneMatch: '*' })
+    );
+    expect(error.code).toBe('PreconditionFailed');
+    expect(md5Hex(http.get('b', 'n.ipynb')!)).toBe(md5Hex(old));
+  });
+
+  it('encodes text bodies as UTF-8', async () => {
+    await store(http).putObject('b', 'n.ipynb', 'héllo');
+    expect(new TextDecoder().decode(http.get('b', 'n.ipynb'))).toBe('héllo');
+  });
+});

@@ -1,0 +1,695 @@
+/**
+ * The live checks of the info panel: whether the configuration works, each
+ * check with what was checked, pass or fail, and the fix. Nothing is written
+ * anywhere: what only an upload could prove is said to be unproven. No UI
+ * here; loaded on first use by the model.
+ */
+import type { TranslationBundle } from '@jupyterlab/translation';
+
+import { BookshelfError } from './errors';
+import { corsRule, describeError } from './messages';
+import { checkCorsRules, ICorsVerdict } from './s3/cors';
+import type { ICredentials } from './s3/credentials';
+import { probeReachable } from './s3/diagnosis';
+import { policyDenies, PolicyVerdict } from './s3/policy';
+import type { IObjectStore } from './s3/types';
+import { checkSettings, displayUrl } from './settings';
+import type { IBookshelfInfo, IBookshelfSettings, IInfoCheck } from './tokens';
+
+/**
+ * What the checks need of the model.
+ */
+export interface ILiveChecksHost {
+  readonly credentials: {
+    get(
+      settings: IBookshelfSettings,
+      request?: { prompt?: boolean }
+    ): Promise<ICredentials | null>;
+  };
+  objectStore(
+    settings: IBookshelfSettings,
+    request: { prompt?: boolean }
+  ): Promise<IObjectStore>;
+  explain(
+    error: unknown,
+    context: { bucket?: string },
+    settings: IBookshelfSettings
+  ): Promise<BookshelfError>;
+  serviceUrl(settings: IBookshelfSettings): string;
+  shimInfo(): Promise<IBookshelfInfo>;
+  readonly version: string;
+}
+
+/**
+ * One run of the live checks for a snapshot of the settings.
+ */
+export class LiveChecks {
+  constructor(
+    private readonly _host: ILiveChecksHost,
+    private readonly _settings: IBookshelfSettings,
+    private readonly _trans: TranslationBundle,
+    private readonly _options: {
+      origin: string;
+      fetch?: typeof fetch;
+      askCredentials: boolean;
+    }
+  ) {}
+
+  /**
+   * Run every check; the order is the panel's.
+   */
+  async run(): Promise<IInfoCheck[]> {
+    const shim = this._checkShim();
+    const checks: IInfoCheck[] = [];
+    const settingsCheck = this._checkSettings();
+    checks.push(settingsCheck);
+    const credentials = await this._checkCredentials();
+    checks.push(credentials);
+    const service = await this._checkService(settingsCheck.state === 'pass');
+    checks.push(service);
+    checks.push(...(await this._checkBucket(credentials, service)));
+    return [await shim, ...checks];
+  }
+
+  private _check(
+    id: string,
+    label: string,
+    state: IInfoCheck['state'],
+    message: string,
+    fix = '',
+    extra: Partial<IInfoCheck> = {}
+  ): IInfoCheck {
+    return { id, label, ok: state === 'pass', state, message, fix, ...extra };
+  }
+
+  private async _checkShim(): Promise<IInfoCheck> {
+    const trans = this._trans;
+    const label = trans.__('Server extension');
+    let shim: IBookshelfInfo;
+    try {
+      shim = await this._host.shimInfo();
+    } catch {
+      return this._check(
+        'shim',
+        label,
+        'fail',
+        trans.__(
+          'The server extension jupyterlab_bookshelf does not answer at api/bookshelf on the Jupyter server.'
+        ),
+        trans.__(
+          'Install jupyterlab-bookshelf with pip in the Jupyter server\'s environment (it enables the server extension), or run "jupyter server extension enable jupyterlab_bookshelf"; then restart the server.'
+        )
+      );
+    }
+    if (shim.release !== this._host.version) {
+      return this._check(
+        'shim',
+        label,
+        'fail',
+        trans.__(
+          'The server extension answers, but it is version %1 and this page runs version %2.',
+          String(shim.release),
+          this._host.version
+        ),
+        trans.__(
+          "Reinstall jupyterlab-bookshelf with pip in the Jupyter server's environment, restart the server and reload this page."
+        )
+      );
+    }
+    return this._check(
+      'shim',
+      label,
+      'pass',
+      trans.__(
+        'jupyterlab_bookshelf %1 answers on the Jupyter server (it serves the clone links).',
+        shim.release
+      )
+    );
+  }
+
+  private _checkSettings(): IInfoCheck {
+    const trans = this._trans;
+    const problems = checkSettings(
+      this._settings,
+      !!this._settings.publishBucket,
+      trans
+    );
+    return problems.length
+      ? this._check(
+          'settings',
+          trans.__('Settings'),
+          'fail',
+          problems.map(problem => problem.message).join(' '),
+          trans.__(
+            'Correct them in the Bookshelf settings ("Open settings" below), or ask an administrator to.'
+          )
+        )
+      : this._check(
+          'settings',
+          trans.__('Settings'),
+          'pass',
+          trans.__('The settings are complete.')
+        );
+  }
+
+  private async _checkCredentials(): Promise<IInfoCheck> {
+    const trans = this._trans;
+    const label = trans.__('Credentials');
+    const settings = this._settings;
+    const mode = settings.credentials.mode;
+    let credentials: ICredentials | null;
+    try {
+      credentials = await this._host.credentials.get(settings, {
+        prompt: this._options.askCredentials
+      });
+    } catch (error) {
+      if (
+        error instanceof BookshelfError &&
+        ((error.code === 'NotConfigured' &&
+          error.detail.reason === 'session-empty') ||
+          (error.code === 'Cancelled' &&
+            error.detail.reason === 'credentials-cancelled'))
+      ) {
+        return this._check(
+          'credentials',
+          label,
+          'skip',
+          trans.__(
+            'No credentials are entered in this tab yet (session mode); Bookshelf asks for them on first use, so the buckets were not checked.'
+          ),
+          trans.__('Enter them now to check the buckets with them.'),
+          { action: 'enter-credentials' }
+        );
+      }
+      const description = describeError(error, trans, this._options.origin);
+      return this._check(
+        'credentials',
+        label,
+        'fail',
+        description.message,
+        description.fix
+      );
+    }
+    switch (mode) {
+      case 'anonymous':
+        return this._check(
+          'credentials',
+          label,
+          'pass',
+          trans.__(
+            'Requests are unsigned (anonymous mode): only public buckets and objects can be read, and publishing needs a bucket that takes anonymous uploads.'
+          )
+        );
+      case 'settings':
+        return this._check(
+          'credentials',
+          label,
+          'pass',
+          trans.__(
+            'The access key id and secret access key of the settings are used. They are stored in plain text on the Jupyter server: use this mode for local use and demos only.'
+          )
+        );
+      case 'session':
+        return this._check(
+          'credentials',
+          label,
+          'pass',
+          trans.__(
+            'The credentials entered in this tab are used; they are kept in this tab\'s memory only ("Forget S3 Credentials" drops them).'
+          )
+        );
+      case 'endpoint':
+        return this._check(
+          'credentials',
+          label,
+          'pass',
+          credentials?.expiration
+            ? trans.__(
+                'Temporary credentials were fetched from %1; they expire at %2 and are fetched again before.',
+                displayUrl(settings.credentials.endpoint),
+                credentials.expiration.toISOString()
+              )
+            : trans.__(
+                'Credentials were fetched from %1 (without an expiration).',
+                displayUrl(settings.credentials.endpoint)
+              )
+        );
+    }
+  }
+
+  private async _checkService(settingsOk: boolean): Promise<IInfoCheck> {
+    const trans = this._trans;
+    const label = trans.__('S3 service');
+    const settings = this._settings;
+    if (!settingsOk && !this._serviceUrlUsable()) {
+      return this._check(
+        'service',
+        label,
+        'skip',
+        trans.__(
+          'Not checked: the S3 endpoint URL is not valid (see Settings).'
+        )
+      );
+    }
+    const url = this._host.serviceUrl(settings);
+    const shown = displayUrl(url);
+    if (await probeReachable(url, this._options.fetch)) {
+      return this._check(
+        'service',
+        label,
+        'pass',
+        trans.__('Something answers HTTP at %1.', shown)
+      );
+    }
+    return this._check(
+      'service',
+      label,
+      'fail',
+      trans.__('Nothing answers at %1.', shown),
+      trans.__(
+        'Check the S3 endpoint URL in the Bookshelf settings, and that the service runs and is reachable from this computer (network, VPN, proxy).'
+      )
+    );
+  }
+
+  private _serviceUrlUsable(): boolean {
+    return !checkSettings(this._settings, false, this._trans).some(
+      problem => problem.setting === 'endpointUrl'
+    );
+  }
+
+  /**
+   * CORS, the publish bucket and its versioning.
+   */
+  private async _checkBucket(
+    credentials: IInfoCheck,
+    service: IInfoCheck
+  ): Promise<IInfoCheck[]> {
+    const trans = this._trans;
+    const settings = this._settings;
+    const bucket = settings.publishBucket;
+    const labels = {
+      cors: trans.__('CORS allows this origin'),
+      bucket: trans.__('Publish bucket'),
+      versioning: trans.__('Versioning')
+    };
+    const skipAll = (why: string, bucketCheck?: IInfoCheck) => [
+      this._check('cors', labels.cors, 'skip', why),
+      bucketCheck ?? this._check('publish-bucket', labels.bucket, 'skip', why),
+      this._check('versioning', labels.versioning, 'skip', why)
+    ];
+    if (!bucket) {
+      return skipAll(
+        trans.__('Not checked: no publish bucket is set.'),
+        this._check(
+          'publish-bucket',
+          labels.bucket,
+          'fail',
+          trans.__('No publish bucket is set, so publishing is off.'),
+          trans.__(
+            'Set "Publish bucket" in the Bookshelf settings to publish notebooks, or ask an administrator to.'
+          )
+        )
+      );
+    }
+    if (credentials.state !== 'pass') {
+      return skipAll(
+        trans.__('Not checked: no credentials (see Credentials).')
+      );
+    }
+    if (service.state === 'skip') {
+      return skipAll(
+        trans.__('Not checked until the settings are corrected (see Settings).')
+      );
+    }
+    if (service.state !== 'pass') {
+      return skipAll(
+        trans.__(
+          'Not checked: the S3 service does not answer (see S3 service).'
+        )
+      );
+    }
+    const path = `s3://${bucket}`;
+    const origin = this._options.origin;
+    let store: IObjectStore;
+    try {
+      store = await this._host.objectStore(settings, { prompt: false });
+      await store.headBucket(bucket);
+    } catch (error) {
+      const failure = await this._host.explain(error, { bucket }, settings);
+      const description = describeError(failure, trans, origin);
+      if (failure.code === 'CorsRefused') {
+        return [
+          this._check(
+            'cors',
+            labels.cors,
+            'fail',
+            trans.__(
+              'A HEAD request for %1 from this page (%2) got no answer the page may read, although the S3 service answers: the bucket does not exist, or its CORS rules do not allow this origin.',
+              path,
+              origin
+            ),
+            description.fix,
+            { rule: description.rule }
+          ),
+          this._check(
+            'publish-bucket',
+            labels.bucket,
+            'fail',
+            trans.__(
+              'Could not be checked: the browser keeps the answers of %1 from this page (see CORS).',
+              path
+            ),
+            trans.__(
+              'Check the name in "Publish bucket"; if it is right, add the CORS rule shown above to the bucket.'
+            )
+          ),
+          this._check(
+            'versioning',
+            labels.versioning,
+            'skip',
+            trans.__('Not checked: the bucket cannot be read from this page.')
+          )
+        ];
+      }
+      return [
+        this._check(
+          'cors',
+          labels.cors,
+          'skip',
+          trans.__(
+            'Not checked: the bucket could not be used (see Publish bucket).'
+          )
+        ),
+        this._check(
+          'publish-bucket',
+          labels.bucket,
+          'fail',
+          trans.__(
+            'A HEAD request for %1 failed: %2',
+            path,
+            description.message
+          ),
+          description.fix
+        ),
+        this._check(
+          'versioning',
+          labels.versioning,
+          'skip',
+          trans.__('Not checked: the bucket could not be used.')
+        )
+      ];
+    }
+
+    const cors = await this._readCors(store, bucket);
+    const policy = await this._readPolicy(store, bucket);
+    return [
+      this._corsCheck(cors, path, labels.cors),
+      this._bucketCheck(cors, policy, path, labels.bucket),
+      await this._versioningCheck(store, bucket, labels.versioning)
+    ];
+  }
+
+  private async _readCors(
+    store: IObjectStore,
+    bucket: string
+  ): Promise<
+    | { state: 'rules'; verdict: ICorsVerdict }
+    | { state: 'none' }
+    | { state: 'unreadable'; reason: BookshelfError }
+  > {
+    try {
+      const rules = await store.getBucketCors(bucket);
+      return rules === null
+        ? { state: 'none' }
+        : {
+            state: 'rules',
+            verdict: checkCorsRules(rules, this._options.origin)
+          };
+    } catch (error) {
+      return {
+        state: 'unreadable',
+        reason: await this._host.explain(error, { bucket }, this._settings)
+      };
+    }
+  }
+
+  private async _readPolicy(
+    store: IObjectStore,
+    bucket: string
+  ): Promise<
+    | { state: 'read'; verdict: PolicyVerdict }
+    | { state: 'unreadable'; reason: BookshelfError }
+  > {
+    const key = `${this._settings.publishPrefix}bookshelf-check.ipynb`;
+    try {
+      const policy = await store.getBucketPolicy(bucket);
+      return {
+        state: 'read',
+        verdict: policy
+          ? policyDenies(
+              policy,
+              's3:PutObject',
+              `arn:aws:s3:::${bucket}/${key}`
+            )
+          : 'none'
+      };
+    } catch (error) {
+      return {
+        state: 'unreadable',
+        reason: await this._host.explain(error, { bucket }, this._settings)
+      };
+    }
+  }
+
+  private _corsCheck(
+    cors: Awaited<ReturnType<LiveChecks['_readCors']>>,
+    path: string,
+    label: string
+  ): IInfoCheck {
+    const trans = this._trans;
+    const origin = this._options.origin;
+    const rule = corsRule(origin);
+    switch (cors.state) {
+      case 'none':
+        return this._check(
+          'cors',
+          label,
+          'pass',
+          trans.__(
+            '%1 has no CORS rules of its own, but the S3 service let this page (%2) read its answer to a HEAD request: it allows this origin for every bucket. Whether it allows uploads (PUT) could not be read.',
+            path,
+            origin
+          )
+        );
+      case 'unreadable':
+        if (cors.reason.code === 'CorsRefused') {
+          return this._check(
+            'cors',
+            label,
+            'fail',
+            trans.__(
+              'The CORS rules of %1 let this page (%2) send HEAD requests but not GET requests.',
+              path,
+              origin
+            ),
+            trans.__(
+              "Ask an administrator to replace the bucket's CORS rule for this origin with this one:"
+            ),
+            { rule }
+          );
+        }
+        return this._check(
+          'cors',
+          label,
+          'pass',
+          trans.__(
+            'The S3 service let this page (%1) read its answer to a HEAD request for %2. Its CORS rules could not be read with these credentials (%3), so whether they allow GET and PUT with the headers Bookshelf sends was not checked.',
+            origin,
+            path,
+            describeError(cors.reason, trans, origin).message
+          )
+        );
+      case 'rules': {
+        const { refusedMethods, hiddenHeaders } = cors.verdict;
+        if (!refusedMethods.length && !hiddenHeaders.length) {
+          return this._check(
+            'cors',
+            label,
+            'pass',
+            trans.__(
+              'The CORS rules of %1 allow GET, HEAD and PUT from this page (%2) with the headers Bookshelf sends, and let it read ETag and x-amz-version-id.',
+              path,
+              origin
+            )
+          );
+        }
+        const found: string[] = [];
+        if (refusedMethods.length) {
+          found.push(
+            trans.__(
+              'The CORS rules of %1 do not allow %2 from this page (%3) with the headers Bookshelf sends.',
+              path,
+              refusedMethods.join(', '),
+              origin
+            )
+          );
+        }
+        if (hiddenHeaders.length) {
+          found.push(
+            trans.__(
+              'They do not let the page read these answer headers: %1.',
+              hiddenHeaders.join('; ')
+            )
+          );
+        }
+        return this._check(
+          'cors',
+          label,
+          'fail',
+          found.join(' '),
+          trans.__(
+            'Ask an administrator to add this CORS rule to the bucket (first, or instead of the rule that matches this origin now):'
+          ),
+          { rule }
+        );
+      }
+    }
+  }
+
+  private _bucketCheck(
+    cors: Awaited<ReturnType<LiveChecks['_readCors']>>,
+    policy: Awaited<ReturnType<LiveChecks['_readPolicy']>>,
+    path: string,
+    label: string
+  ): IInfoCheck {
+    const trans = this._trans;
+    const prefix = this._settings.publishPrefix;
+    const where = prefix ? `${path}/${prefix}` : path;
+    const found: string[] = [
+      trans.__(
+        '%1 exists and answered a HEAD request made with these credentials.',
+        path
+      )
+    ];
+    const putRefused =
+      cors.state === 'rules' && cors.verdict.refusedMethods.includes('PUT');
+    if (cors.state === 'rules') {
+      found.push(
+        putRefused
+          ? trans.__(
+              'Its CORS rules do not allow uploads (PUT) from this page.'
+            )
+          : trans.__('Its CORS rules allow uploads (PUT) from this page.')
+      );
+    }
+    if (policy.state === 'unreadable') {
+      found.push(
+        trans.__(
+          'Its bucket policy could not be read with these credentials, so it was not checked for denials.'
+        )
+      );
+    } else if (policy.verdict === 'denied') {
+      found.push(
+        trans.__(
+          'Its bucket policy denies uploads (s3:PutObject) below %1 to everyone.',
+          where
+        )
+      );
+    } else if (policy.verdict === 'maybe') {
+      found.push(
+        trans.__(
+          'Its bucket policy denies uploads (s3:PutObject) below %1 to some principals or under conditions; whether these credentials are concerned is not known.',
+          where
+        )
+      );
+    } else {
+      found.push(
+        trans.__('Its bucket policy denies no uploads below %1.', where)
+      );
+    }
+    found.push(
+      trans.__(
+        'Nothing was written: only an upload proves that these credentials may write (s3:PutObject).'
+      )
+    );
+    if (policy.state === 'read' && policy.verdict === 'denied') {
+      return this._check(
+        'publish-bucket',
+        label,
+        'fail',
+        found.join(' '),
+        trans.__(
+          'Ask the owner of the bucket to lift the Deny statement for s3:PutObject, or set another "Publish bucket" in the Bookshelf settings.'
+        )
+      );
+    }
+    if (putRefused) {
+      return this._check(
+        'publish-bucket',
+        label,
+        'fail',
+        found.join(' '),
+        trans.__('Add the CORS rule shown under "CORS allows this origin".')
+      );
+    }
+    return this._check('publish-bucket', label, 'pass', found.join(' '));
+  }
+
+  private async _versioningCheck(
+    store: IObjectStore,
+    bucket: string,
+    label: string
+  ): Promise<IInfoCheck> {
+    const trans = this._trans;
+    try {
+      const versioning = await store.getBucketVersioning(bucket);
+      if (versioning === 'Enabled') {
+        return this._check(
+          'versioning',
+          label,
+          'pass',
+          trans.__(
+            'Versioning is on for s3://%1: every publish keeps the earlier versions, and clone links name the version.',
+            bucket
+          )
+        );
+      }
+      return this._check(
+        'versioning',
+        label,
+        'fail',
+        versioning === 'Suspended'
+          ? trans.__(
+              'Versioning is suspended for s3://%1: a publish replaces the earlier object for good.',
+              bucket
+            )
+          : trans.__(
+              'Versioning is off for s3://%1: a publish replaces the earlier object for good.',
+              bucket
+            ),
+        trans.__(
+          'Ask an administrator to turn versioning on for the bucket (S3 console: the bucket, Properties, Bucket Versioning) to keep every version.'
+        )
+      );
+    } catch (error) {
+      const failure = await this._host.explain(
+        error,
+        { bucket },
+        this._settings
+      );
+      const description = describeError(failure, trans, this._options.origin);
+      return this._check(
+        'versioning',
+        label,
+        'fail',
+        trans.__(
+          'The versioning state of s3://%1 could not be read: %2',
+          bucket,
+          description.message
+        ),
+        description.fix
+      );
+    }
+  }
+}

@@ -1,0 +1,298 @@
+/**
+ * Concurrency: many clones of one key into one folder, a clone and a
+ * publish of the same notebook at once, and two publishers racing for one
+ * key under each overwrite policy. The fault proxy holds requests back so
+ * that the races really overlap.
+ */
+import { expect, IJupyterLabPageFixture, test } from '@jupyterlab/galata';
+import { createHash } from 'crypto';
+
+import {
+  addFault,
+  bookshelfSettings,
+  clearFaults,
+  filesOnDisk,
+  getObject,
+  IFaultRule,
+  listFolder,
+  listVersions,
+  proxyLog,
+  proxyUrl,
+  putObject,
+  readFile
+} from './helpers';
+
+function notebook(title: string, size = 100 * 1024): string {
+  return (
+    JSON.stringify(
+      {
+        cells: [
+          {
+            cell_type: 'markdown',
+            id: 'title',
+            metadata: {},
+            source: [`# ${title}\n`, 'x'.repeat(size)]
+          }
+        ],
+        metadata: {
+          kernelspec: {
+            display_name: 'Python 3',
+            language: 'python',
+            name: 'python3'
+          }
+        },
+        nbformat: 4,
+        nbformat_minor: 5
+      },
+      null,
+      1
+    ) + '\n'
+  );
+}
+
+const md5 = (text: string | Buffer) =>
+  createHash('md5').update(text).digest('hex');
+
+function uid(): string {
+  return `${Date.now()}-${Math.random().toString(36).slice(2, 8)}`;
+}
+
+/**
+ * Run calls of the page's IBookshelf at once; each settles to its result
+ * or its error's code and message.
+ */
+async function together(
+  page: IJupyterLabPageFixture,
+  calls: { method: 'clone' | 'publish'; args: unknown[] }[]
+): Promise<{ ok: boolean; value?: any; code?: string; message?: string }[]> {
+  return page.evaluate(async calls => {
+    const app = (window as any).jupyterapp;
+    const services: Map<any, string> = app.pluginRegistry._services;
+    const token = [...services.keys()].find(
+      key => key.name === 'jupyterlab-bookshelf:IBookshelf'
+    );
+    const bookshelf = await app.resolveRequiredService(token);
+    return Promise.all(
+      calls.map(async ({ method, args }) => {
+        try {
+          return { ok: true, value: await bookshelf[method](...args) };
+        } catch (error: any) {
+          return { ok: false, code: error.code, message: error.message };
+        }
+      })
+    );
+  }, calls);
+}
+
+test.use({ mockSettings: bookshelfSettings({ endpointUrl: proxyUrl() }) });
+
+test.afterEach(async () => {
+  await clearFaults();
+});
+
+test.describe('clones at once', () => {
+  test('20 clones of one key into one folder give 20 files and keep the one there', async ({
+    page,
+    tmpPath
+  }) => {
+    const key = `concurrency/${uid()}/shared.ipynb`;
+    const body = notebook('Shared');
+    await putObject('examples', key, body, 'application/x-ipynb+json');
+    await page.contents.uploadContent(
+      'already here',
+      'text',
+      `${tmpPath}/shared.ipynb`
+    );
+    // Downloads finish in a scattered order.
+    await addFault({
+      method: 'GET',
+      path: `/examples/${key}`,
+      times: 7,
+      fault: { type: 'delay', ms: 700 }
+    });
+    const results = await together(
+      page,
+      Array.from({ length: 20 }, () => ({
+        method: 'clone' as const,
+        args: [
+          { s3_bucket: 'examples', s3_key: key, target_path: `${tmpPath}/` }
+        ]
+      }))
+    );
+    expect(results.filter(result => !result.ok)).toEqual([]);
+    const paths = results.map(result => result.value.path);
+    expect(new Set(paths).size).toBe(20);
+    const names = await listFolder(page, tmpPath);
+    expect(names).toEqual(
+      [
+        'shared.ipynb',
+        ...Array.from({ length: 20 }, (_, i) => `shared-${i + 1}.ipynb`)
+      ].sort()
+    );
+    expect(await readFile(page, `${tmpPath}/shared.ipynb`)).toBe(
+      'already here'
+    );
+    for (const path of paths) {
+      expect(md5(await readFile(page, path)), path).toBe(md5(body));
+    }
+    expect(filesOnDisk(/\.bookshelf-partial$/)).toEqual([]);
+  });
+});
+
+test.describe('a clone and a publish of the same notebook at once', () => {
+  test('the clone gets the old or the new version whole, the source stays', async ({
+    page,
+    tmpPath
+  }) => {
+    const path = `${tmpPath}/report-${uid()}.ipynb`;
+    const name = path.slice(path.lastIndexOf('/') + 1);
+    const old = notebook('Old version', 300 * 1024);
+    const mine = notebook('New version', 300 * 1024);
+    await putObject('published', path, old, 'application/x-ipynb+json');
+    await page.contents.uploadContent(mine, 'text', path);
+    const before = await listVersions('published', path);
+
+    const faults: IFaultRule['fault'][] = [
+      // The download is slow: the publish lands while it streams.
+      { type: 'throttle', bytes_per_second: 256 * 1024 },
+      // The download starts late: it may read the new version.
+      { type: 'delay', ms: 1500, where: 'request' }
+    ];
+    for (const [round, fault] of faults.entries()) {
+      await clearFaults();
+      await addFault({ method: 'GET', path: `/published/${path}`, fault });
+      const [cloned, published] = await together(page, [
+        {
+          method: 'clone',
+          args: [
+            {
+              s3_bucket: 'published',
+              s3_key: path,
+              target_path: `${tmpPath}/`
+            }
+          ]
+        },
+        { method: 'publish', args: [path, { overwrite: true }] }
+      ]);
+      expect(published.ok, published.message).toBe(true);
+      expect(cloned.ok, cloned.message).toBe(true);
+      expect(cloned.value.path).toBe(
+        `${tmpPath}/${name.replace('.ipynb', `-${round + 1}.ipynb`)}`
+      );
+      const copy = md5(await readFile(page, cloned.value.path));
+      expect([md5(old), md5(mine)]).toContain(copy);
+      // The requests did overlap.
+      const log = await proxyLog(`/published/${path}`);
+      expect(log.some(entry => entry.method === 'PUT')).toBe(true);
+    }
+    expect(md5(await readFile(page, path))).toBe(md5(mine));
+    expect(md5((await getObject('published', path))!.body)).toBe(md5(mine));
+    expect(await listVersions('published', path)).toHaveLength(
+      before.length + 2
+    );
+    expect(filesOnDisk(/\.bookshelf-partial$/)).toEqual([]);
+  });
+});
+
+/**
+ * Two publishers at once, each with its own notebook for the same key;
+ * both look at the object before either uploads (the proxy holds their
+ * uploads back until both have looked).
+ */
+async function race(
+  page: IJupyterLabPageFixture,
+  tmpPath: string,
+  existing: string | null
+) {
+  const key = `${tmpPath}/race-${uid()}.ipynb`;
+  const bodies = [notebook('Publisher A'), notebook('Publisher B')];
+  if (existing !== null) {
+    await putObject('published', key, existing, 'application/x-ipynb+json');
+  }
+  const before = await listVersions('published', key);
+  await addFault({
+    method: 'PUT',
+    path: `/published/${key}`,
+    times: 2,
+    fault: { type: 'delay', ms: 1000, where: 'request' }
+  });
+  const results = await together(
+    page,
+    bodies.map(body => ({
+      method: 'publish' as const,
+      args: [
+        `${tmpPath}/source.ipynb`,
+        {
+          // Below the publish prefix, which is empty here.
+          destination: key,
+          overwrite: true,
+          body: { type: 'notebook', content: JSON.parse(body) }
+        }
+      ]
+    }))
+  );
+  const stored = await getObject('published', key);
+  const after = await listVersions('published', key);
+  return { key, bodies, results, stored, added: after.length - before.length };
+}
+
+for (const [policy, newKey, expected] of [
+  ['never', true, 'one wins'],
+  ['never', false, 'both refused'],
+  ['confirm', true, 'one wins'],
+  ['confirm', false, 'one wins'],
+  ['always', true, 'both publish'],
+  ['always', false, 'both publish']
+] as const) {
+  test.describe(`two publishers, overwrite policy "${policy}"`, () => {
+    test.use({
+      mockSettings: bookshelfSettings({
+        endpointUrl: proxyUrl(),
+        overwritePolicy: policy
+      })
+    });
+
+    test(`${newKey ? 'a new key' : 'an existing key'}: ${expected}`, async ({
+      page,
+      tmpPath
+    }) => {
+      const existing = newKey ? null : notebook('Published before');
+      const { bodies, results, stored, added } = await race(
+        page,
+        tmpPath,
+        existing
+      );
+      const written = JSON.stringify(JSON.parse(stored!.body.toString('utf8')));
+      const compact = bodies.map(body => JSON.stringify(JSON.parse(body)));
+      if (expected === 'both refused') {
+        expect(results.map(result => result.code)).toEqual([
+          'Conflict',
+          'Conflict'
+        ]);
+        expect(results[0].message).toContain("overwrite policy is 'never'");
+        expect(md5(stored!.body)).toBe(md5(existing!));
+        expect(added).toBe(0);
+        return;
+      }
+      if (expected === 'one wins') {
+        const winners = results.filter(result => result.ok);
+        const losers = results.filter(result => !result.ok);
+        expect(winners).toHaveLength(1);
+        expect(losers).toHaveLength(1);
+        expect(losers[0].code).toBe('Conflict');
+        expect(losers[0].message).toContain('by someone else');
+        // The object is the winner's, whole.
+        const winner = results.indexOf(winners[0]);
+        expect(written).toBe(compact[winner]);
+        expect(winners[0].value.version_id).toBe(stored!.versionId);
+        expect(added).toBe(1);
+        return;
+      }
+      // 'always': both publish; the object is one of the two, whole, and
+      // both versions are kept.
+      expect(results.map(result => result.ok)).toEqual([true, true]);
+      expect(compact).toContain(written);
+      expect(added).toBe(2);
+    });
+  });
+}

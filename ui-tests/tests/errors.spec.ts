@@ -1,0 +1,214 @@
+/**
+ * Deployments broken the ways real ones break, as a person meets them: the
+ * clone dialog, then a notification that says what happened and what to
+ * do, with the details (and the CORS rule to add) a click away. Against the
+ * real S3 test server (scripts/s3_fixture.py): a bucket without a CORS
+ * rule, a bucket that does not exist (it has no CORS rule either, so the
+ * browser cannot tell it from one), a closed port, and a bucket whose
+ * policy denies reading and writing objects.
+ */
+import type { IJupyterLabPageFixture } from '@jupyterlab/galata';
+
+import {
+  bookshelfError,
+  closedPort,
+  coreSettings,
+  fixture,
+  listFolder,
+  listKeys,
+  startCommand
+} from './helpers';
+import { expect, scanServerLogs, test } from './secrets';
+
+const ORIGIN_RULE = (origin: string) => ({
+  AllowedOrigins: [origin],
+  AllowedMethods: ['GET', 'PUT', 'HEAD'],
+  AllowedHeaders: ['*'],
+  ExposeHeaders: ['ETag', 'x-amz-version-id', 'x-amz-server-side-encryption'],
+  MaxAgeSeconds: 3000
+});
+
+/**
+ * Clone from the dialog, as a person does, and return the notification.
+ */
+async function cloneFromDialog(
+  page: IJupyterLabPageFixture,
+  bucket: string,
+  key: string,
+  tmpPath: string,
+  expected: string
+) {
+  await startCommand(page, 'bookshelf:clone', {
+    s3_bucket: bucket,
+    s3_key: key,
+    target_path: `${tmpPath}/`
+  });
+  await page
+    .locator('.jp-Dialog', { hasText: 'Clone from S3' })
+    .getByRole('button', { name: 'Clone' })
+    .click();
+  const toast = page.locator('.Toastify__toast', { hasText: expected });
+  await expect(toast).toBeVisible({ timeout: 30000 });
+  return toast;
+}
+
+async function showDetails(page: IJupyterLabPageFixture, toast: any) {
+  await toast.getByRole('button', { name: 'Show Details' }).click();
+  const dialog = page.locator('.jp-Dialog');
+  await expect(dialog.locator('.jp-Bookshelf-errorDetails')).toBeVisible();
+  return dialog;
+}
+
+test.afterAll(() => {
+  expect(scanServerLogs()).toEqual([]);
+});
+
+test.describe('a bucket without a CORS rule', () => {
+  test('is told apart from an unreachable service, with the rule to add', async ({
+    page,
+    tmpPath,
+    baseURL
+  }) => {
+    const error = await bookshelfError(page, 'clone', {
+      s3_bucket: 'nocors',
+      s3_key: 'intro.ipynb',
+      target_path: `${tmpPath}/`
+    });
+    expect(error.code).toBe('CorsRefused');
+
+    const toast = await cloneFromDialog(
+      page,
+      'nocors',
+      'intro.ipynb',
+      tmpPath,
+      'does not allow requests from this page'
+    );
+    await expect(toast).toContainText(
+      `The S3 service at ${fixture().endpoint_url} answers, but the bucket "nocors"`
+    );
+    const dialog = await showDetails(page, toast);
+    await expect(dialog.locator('.jp-Dialog-header')).toContainText(
+      'Blocked by CORS'
+    );
+    await expect(dialog).toContainText('add this CORS rule');
+    const rule = JSON.parse(
+      (await dialog.locator('.jp-Bookshelf-error-rule').textContent())!
+    );
+    expect(rule).toEqual([ORIGIN_RULE(baseURL!)]);
+    await dialog.getByRole('button', { name: 'Close' }).click();
+    expect(await listFolder(page, tmpPath)).toEqual([]);
+  });
+});
+
+test.describe('a bucket that does not exist', () => {
+  test('names both possible causes, as the browser cannot tell them apart', async ({
+    page,
+    tmpPath
+  }) => {
+    const toast = await cloneFromDialog(
+      page,
+      'missing-bucket',
+      'intro.ipynb',
+      tmpPath,
+      'the bucket "missing-bucket"'
+    );
+    // The notification is short; the details say it all.
+    const dialog = await showDetails(page, toast);
+    await expect(dialog).toContainText('either the bucket does not exist');
+    await expect(dialog).toContainText('Check the bucket name');
+    await expect(dialog.locator('.jp-Bookshelf-error-rule')).toBeVisible();
+    expect(await listFolder(page, tmpPath)).toEqual([]);
+  });
+});
+
+test.describe('a closed port', () => {
+  let port = 0;
+  test.beforeAll(async () => {
+    port = await closedPort();
+  });
+  // The settings are read when the page loads, after beforeAll.
+  test.use({
+    mockSettings: async ({}, use) => {
+      await use(coreSettings({ endpointUrl: `http://127.0.0.1:${port}` }));
+    }
+  } as any);
+
+  test('says that nothing answers there, not CORS', async ({
+    page,
+    tmpPath
+  }) => {
+    const error = await bookshelfError(page, 'clone', {
+      s3_bucket: 'examples',
+      s3_key: 'intro.ipynb',
+      target_path: `${tmpPath}/`
+    });
+    expect(error.code).toBe('Unreachable');
+    expect(error.message).toBe(
+      `The S3 service at http://127.0.0.1:${port} could not be reached.`
+    );
+    const toast = await cloneFromDialog(
+      page,
+      'examples',
+      'intro.ipynb',
+      tmpPath,
+      `Nothing answers at http://127.0.0.1:${port}.`
+    );
+    await expect(toast).toContainText('Check the S3 endpoint URL');
+    await expect(toast).not.toContainText('CORS');
+    expect(await listFolder(page, tmpPath)).toEqual([]);
+  });
+});
+
+test.describe('a bucket whose policy denies access', () => {
+  test('clone is refused: access denied, and why', async ({
+    page,
+    tmpPath
+  }) => {
+    const error = await bookshelfError(page, 'clone', {
+      s3_bucket: 'denied',
+      s3_key: 'intro.ipynb',
+      target_path: `${tmpPath}/`
+    });
+    expect(error.code).toBe('AccessDenied');
+    const toast = await cloneFromDialog(
+      page,
+      'denied',
+      'intro.ipynb',
+      tmpPath,
+      'Access to s3://denied/intro.ipynb was denied.'
+    );
+    const dialog = await showDetails(page, toast);
+    await expect(dialog.locator('.jp-Dialog-header')).toContainText(
+      'Access denied'
+    );
+    await expect(dialog).toContainText('a bucket policy may deny it');
+    expect(await listFolder(page, tmpPath)).toEqual([]);
+  });
+
+  test.describe('as the publish bucket', () => {
+    test.use({ mockSettings: coreSettings({ publishBucket: 'denied' }) });
+
+    test('publish is refused and nothing is written', async ({
+      page,
+      tmpPath
+    }) => {
+      const path = `${tmpPath}/refused-${Date.now()}.ipynb`;
+      await page.contents.uploadContent(
+        JSON.stringify({
+          cells: [],
+          metadata: {},
+          nbformat: 4,
+          nbformat_minor: 5
+        }),
+        'text',
+        path
+      );
+      const error = await bookshelfError(page, 'publish', path, {
+        overwrite: true
+      });
+      expect(error.code).toBe('AccessDenied');
+      expect(error.message).toContain('s3://denied');
+      expect(await listKeys('denied')).toEqual(['intro.ipynb']);
+    });
+  });
+});

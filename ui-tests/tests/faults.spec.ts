@@ -1,0 +1,894 @@
+/**
+ * Faults on the way to S3 and to the Jupyter server, for clone and publish.
+ *
+ * The extension reaches S3 through the fault-injecting proxy
+ * (scripts/fault_proxy.py, started by scripts/serve.py in front of the moto
+ * server): each test tells it what to break. The Jupyter server's answers
+ * are broken with Playwright's page.route. After each fault: no partial or
+ * temporary file in the file tree, an existing file unchanged, the
+ * published object the old one or the new one whole, and the person was
+ * told what happened.
+ */
+import { expect, IJupyterLabPageFixture, test } from '@jupyterlab/galata';
+import { ChildProcess, spawn } from 'child_process';
+import { createHash } from 'crypto';
+
+import {
+  addFault,
+  bookshelfError,
+  bookshelfSettings,
+  callBookshelf,
+  clearFaults,
+  filesOnDisk,
+  fixture,
+  getObject,
+  listFolder,
+  listVersions,
+  proxyLog,
+  proxyUrl,
+  putObject,
+  readFile
+} from './helpers';
+
+const PARTIAL = /\.bookshelf-partial$/;
+
+/**
+ * A notebook of about `size` bytes (a long output), unique by `title`.
+ */
+function notebook(title: string, size = 200 * 1024): string {
+  const line = 'All work and no play makes a dull notebook. ';
+  const text = line.repeat(Math.ceil(size / line.length)).slice(0, size);
+  return (
+    JSON.stringify(
+      {
+        cells: [
+          {
+            cell_type: 'markdown',
+            id: 'title',
+            metadata: {},
+            source: [`# ${title}`]
+          },
+          {
+            cell_type: 'code',
+            execution_count: 1,
+            id: 'output',
+            metadata: {},
+            outputs: [{ name: 'stdout', output_type: 'stream', text: [text] }],
+            source: ['print(text)']
+          }
+        ],
+        metadata: {
+          kernelspec: {
+            display_name: 'Python 3',
+            language: 'python',
+            name: 'python3'
+          }
+        },
+        nbformat: 4,
+        nbformat_minor: 5
+      },
+      null,
+      1
+    ) + '\n'
+  );
+}
+
+function uid(): string {
+  return `${Date.now()}-${Math.random().toString(36).slice(2, 8)}`;
+}
+
+function md5(text: string | Buffer): string {
+  return createHash('md5').update(text).digest('hex');
+}
+
+/**
+ * The clone dialog, prefilled, then its Clone button: as a person clones.
+ */
+async function cloneInDialog(
+  page: IJupyterLabPageFixture,
+  request: { s3_bucket: string; s3_key: string; target_path: string }
+): Promise<void> {
+  await page.evaluate(args => {
+    void (window as any).jupyterapp.commands.execute('bookshelf:clone', args);
+  }, request);
+  const dialog = page.locator('.jp-Dialog', { hasText: 'Clone from S3' });
+  await expect(dialog.getByRole('button', { name: 'Clone' })).toBeEnabled();
+  await dialog.getByRole('button', { name: 'Clone' }).click();
+  await expect(dialog).toHaveCount(0);
+}
+
+/**
+ * The publish dialog for `path`, then its accept button ("Publish", or
+ * "Replace" when the object exists).
+ */
+async function publishInDialog(
+  page: IJupyterLabPageFixture,
+  path: string
+): Promise<void> {
+  await page.evaluate(p => {
+    void (window as any).jupyterapp.commands.execute('bookshelf:publish', {
+      path: p
+    });
+  }, path);
+  const dialog = page.locator('.jp-Dialog', { hasText: 'Publish Notebook' });
+  const accept = dialog.locator('.jp-Dialog-button.jp-mod-accept');
+  await expect(
+    dialog.locator('.jp-Bookshelf-publish-status[data-state]')
+  ).toBeVisible();
+  await expect(accept).toBeEnabled();
+  await accept.click();
+  await expect(dialog).toHaveCount(0);
+}
+
+function toast(page: IJupyterLabPageFixture, text: string | RegExp) {
+  return page.locator('.Toastify__toast', { hasText: text });
+}
+
+/**
+ * The whole text behind a notification's Details action (Lab shortens
+ * long notifications).
+ */
+async function details(
+  page: IJupyterLabPageFixture,
+  text: string | RegExp
+): Promise<string> {
+  await toast(page, text).getByRole('button', { name: 'Show Details' }).click();
+  const dialog = page.locator('.jp-Dialog');
+  await expect(dialog.locator('.jp-Bookshelf-errorDetails')).toBeVisible();
+  const whole = (await dialog.locator('.jp-Dialog-content').innerText()).trim();
+  await dialog.getByRole('button', { name: 'Close' }).click();
+  await expect(dialog).toHaveCount(0);
+  return whole;
+}
+
+async function noPartialFiles(): Promise<void> {
+  await expect.poll(() => filesOnDisk(PARTIAL), { timeout: 15000 }).toEqual([]);
+}
+
+test.use({ mockSettings: bookshelfSettings({ endpointUrl: proxyUrl() }) });
+
+test.afterEach(async () => {
+  await clearFaults();
+});
+
+test.describe('clone through a failing network', () => {
+  let key: string;
+  let body: string;
+
+  test.beforeEach(async () => {
+    key = `faults/${uid()}/report.ipynb`;
+    body = notebook(`Report ${key}`);
+    await putObject('examples', key, body, 'application/x-ipynb+json');
+  });
+
+  test('a download cut off once is tried again and saved whole', async ({
+    page,
+    tmpPath
+  }) => {
+    await addFault({
+      method: 'GET',
+      path: `/examples/${key}`,
+      fault: { type: 'drop', after: 50000 }
+    });
+    const model = await callBookshelf<any>(page, 'clone', {
+      s3_bucket: 'examples',
+      s3_key: key,
+      target_path: `${tmpPath}/`
+    });
+    expect(model.path).toBe(`${tmpPath}/report.ipynb`);
+    expect(await readFile(page, model.path)).toBe(body);
+    const gets = await proxyLog(`/examples/${key}`);
+    expect(gets.map(entry => entry.outcome)).toEqual(['dropped', 'forwarded']);
+    await noPartialFiles();
+  });
+
+  test('a download cut off every time is reported, and the existing file is kept', async ({
+    page,
+    tmpPath
+  }) => {
+    await page.contents.uploadContent(
+      'my own report',
+      'text',
+      `${tmpPath}/report.ipynb`
+    );
+    await addFault({
+      method: 'GET',
+      path: `/examples/${key}`,
+      times: 0,
+      fault: { type: 'drop', after: 50000 }
+    });
+    await cloneInDialog(page, {
+      s3_bucket: 'examples',
+      s3_key: key,
+      target_path: `${tmpPath}/`
+    });
+    await expect(toast(page, 'Connection to the S3 service lost')).toBeVisible({
+      timeout: 30000
+    });
+    const whole = await details(page, 'Connection to the S3 service lost');
+    expect(whole).toContain('Connection lost');
+    expect(whole).toContain('(tried 3 times)');
+    expect(whole).toContain('no file was written');
+    expect(await listFolder(page, tmpPath)).toEqual(['report.ipynb']);
+    expect(await readFile(page, `${tmpPath}/report.ipynb`)).toBe(
+      'my own report'
+    );
+    // Each of the three downloads was cut off.
+    const gets = await proxyLog(`/examples/${key}`);
+    expect(gets.filter(entry => entry.outcome === 'dropped')).toHaveLength(3);
+    await noPartialFiles();
+  });
+
+  test('503 SlowDown is retried with backoff, then reported', async ({
+    page,
+    tmpPath
+  }) => {
+    await addFault({
+      method: 'GET',
+      path: `/examples/${key}`,
+      times: 0,
+      fault: { type: 'status', status: 503, code: 'SlowDown' }
+    });
+    const started = Date.now();
+    await cloneInDialog(page, {
+      s3_bucket: 'examples',
+      s3_key: key,
+      target_path: `${tmpPath}/`
+    });
+    await expect(toast(page, 'asked to slow down')).toBeVisible({
+      timeout: 30000
+    });
+    const gets = await proxyLog(`/examples/${key}`);
+    // The SDK tried four times, waiting between the tries.
+    expect(gets.map(entry => entry.status)).toEqual([503, 503, 503, 503]);
+    expect(Date.now() - started).toBeGreaterThan(200);
+    expect(await listFolder(page, tmpPath)).toEqual([]);
+    await noPartialFiles();
+  });
+
+  test('a 503 that passes is not the person’s concern', async ({
+    page,
+    tmpPath
+  }) => {
+    await addFault({
+      method: 'GET',
+      path: `/examples/${key}`,
+      times: 2,
+      fault: { type: 'status', status: 503 }
+    });
+    const model = await callBookshelf<any>(page, 'clone', {
+      s3_bucket: 'examples',
+      s3_key: key,
+      target_path: `${tmpPath}/`
+    });
+    expect(await readFile(page, model.path)).toBe(body);
+  });
+
+  test('500 is reported and nothing is written', async ({ page, tmpPath }) => {
+    await addFault({
+      method: 'GET',
+      path: `/examples/${key}`,
+      times: 0,
+      fault: { type: 'status', status: 500 }
+    });
+    await cloneInDialog(page, {
+      s3_bucket: 'examples',
+      s3_key: key,
+      target_path: `${tmpPath}/`
+    });
+    await expect(toast(page, 'The S3 service failed (HTTP 500)')).toBeVisible({
+      timeout: 30000
+    });
+    expect(await listFolder(page, tmpPath)).toEqual([]);
+    await noPartialFiles();
+  });
+
+  test('a body cut short with a matching length is caught by the checksum', async ({
+    page,
+    tmpPath
+  }) => {
+    await addFault({
+      method: 'GET',
+      path: `/examples/${key}`,
+      times: 0,
+      fault: { type: 'truncate', keep: 100000 }
+    });
+    const error = await bookshelfError(page, 'clone', {
+      s3_bucket: 'examples',
+      s3_key: key,
+      target_path: `${tmpPath}/`
+    });
+    expect(error.code).toBe('Corrupted');
+    expect(error.message).toContain('do not match its checksum');
+    expect(error.message).toContain('after 3 tries');
+    expect(await listFolder(page, tmpPath)).toEqual([]);
+    await noPartialFiles();
+  });
+
+  test('corrupted bytes are caught: once they are downloaded again, always they are reported', async ({
+    page,
+    tmpPath
+  }) => {
+    await addFault({
+      method: 'GET',
+      path: `/examples/${key}`,
+      fault: { type: 'corrupt', offset: 1234 }
+    });
+    const model = await callBookshelf<any>(page, 'clone', {
+      s3_bucket: 'examples',
+      s3_key: key,
+      target_path: `${tmpPath}/`
+    });
+    expect(md5(await readFile(page, model.path))).toBe(md5(body));
+
+    await clearFaults();
+    await addFault({
+      method: 'GET',
+      path: `/examples/${key}`,
+      times: 0,
+      fault: { type: 'corrupt', offset: 1234 }
+    });
+    await cloneInDialog(page, {
+      s3_bucket: 'examples',
+      s3_key: key,
+      target_path: `${tmpPath}/`
+    });
+    await expect(toast(page, 'Damaged download')).toBeVisible({
+      timeout: 30000
+    });
+    expect(await details(page, 'Damaged download')).toContain(
+      'do not match the checksum (ETag)'
+    );
+    expect(await listFolder(page, tmpPath)).toEqual(['report.ipynb']);
+    await noPartialFiles();
+  });
+
+  test('a slow S3 service shows progress and the clone completes', async ({
+    page,
+    tmpPath
+  }) => {
+    await addFault({
+      method: 'GET',
+      path: `/examples/${key}`,
+      fault: { type: 'throttle', bytes_per_second: 100 * 1024 }
+    });
+    await cloneInDialog(page, {
+      s3_bucket: 'examples',
+      s3_key: key,
+      target_path: `${tmpPath}/`
+    });
+    await expect(toast(page, `Cloning s3://examples/${key}`)).toBeVisible();
+    await expect(toast(page, 'Cloned s3://examples/')).toBeVisible({
+      timeout: 30000
+    });
+    expect(await readFile(page, `${tmpPath}/report.ipynb`)).toBe(body);
+  });
+});
+
+test.describe('clone while the Jupyter server fails', () => {
+  let key: string;
+  let body: string;
+
+  test.beforeEach(async () => {
+    key = `faults/${uid()}/saved.ipynb`;
+    body = notebook(`Saved ${key}`);
+    await putObject('examples', key, body, 'application/x-ipynb+json');
+  });
+
+  test('a save answered with 500 is reported and leaves nothing', async ({
+    page,
+    tmpPath
+  }) => {
+    await page.contents.uploadContent(
+      'kept as it is',
+      'text',
+      `${tmpPath}/saved.ipynb`
+    );
+    await page.route('**/api/contents/**', route =>
+      route.request().method() === 'PUT'
+        ? route.fulfill({
+            status: 500,
+            contentType: 'application/json',
+            body: JSON.stringify({ message: 'Disk full (injected)' })
+          })
+        : route.fallback()
+    );
+    await cloneInDialog(page, {
+      s3_bucket: 'examples',
+      s3_key: key,
+      target_path: `${tmpPath}/`
+    });
+    await expect(
+      toast(page, 'The Jupyter server could not save the file')
+    ).toBeVisible({ timeout: 30000 });
+    await expect(toast(page, 'HTTP 500')).toBeVisible();
+    await page.unroute('**/api/contents/**');
+    expect(await listFolder(page, tmpPath)).toEqual(['saved.ipynb']);
+    expect(await readFile(page, `${tmpPath}/saved.ipynb`)).toBe(
+      'kept as it is'
+    );
+    await noPartialFiles();
+  });
+
+  test('a save that the server did but answered with 500 is removed again', async ({
+    page,
+    tmpPath
+  }) => {
+    await page.route('**/api/contents/**', async route => {
+      if (route.request().method() !== 'PUT') {
+        return route.fallback();
+      }
+      const response = await route.fetch();
+      expect(response.status()).toBeLessThan(300);
+      return route.fulfill({
+        status: 500,
+        contentType: 'application/json',
+        body: JSON.stringify({ message: 'Lost answer (injected)' })
+      });
+    });
+    const error = await bookshelfError(page, 'clone', {
+      s3_bucket: 'examples',
+      s3_key: key,
+      target_path: `${tmpPath}/`
+    });
+    await page.unroute('**/api/contents/**');
+    expect(error.code).toBe('SaveFailed');
+    expect(await listFolder(page, tmpPath)).toEqual([]);
+    await noPartialFiles();
+  });
+
+  test('a rename answered with 500 leaves no temporary file', async ({
+    page,
+    tmpPath
+  }) => {
+    await page.route('**/api/contents/**', route =>
+      route.request().method() === 'PATCH'
+        ? route.fulfill({
+            status: 500,
+            contentType: 'application/json',
+            body: JSON.stringify({ message: 'Rename failed (injected)' })
+          })
+        : route.fallback()
+    );
+    const error = await bookshelfError(page, 'clone', {
+      s3_bucket: 'examples',
+      s3_key: key,
+      target_path: `${tmpPath}/`
+    });
+    await page.unroute('**/api/contents/**');
+    expect(error.code).toBe('SaveFailed');
+    expect(error.message).toContain('Rename failed (injected)');
+    expect(await listFolder(page, tmpPath)).toEqual([]);
+    await noPartialFiles();
+  });
+
+  test('a slow save completes, and a clone cancelled meanwhile leaves nothing', async ({
+    page,
+    tmpPath
+  }) => {
+    await page.route('**/api/contents/**', async route => {
+      if (route.request().method() === 'PUT') {
+        await new Promise(resolve => setTimeout(resolve, 3000));
+      }
+      return route.fallback();
+    });
+    const model = await callBookshelf<any>(page, 'clone', {
+      s3_bucket: 'examples',
+      s3_key: key,
+      target_path: `${tmpPath}/`
+    });
+    expect(await readFile(page, model.path)).toBe(body);
+
+    // Again, and cancel while the server is still saving.
+    await cloneInDialog(page, {
+      s3_bucket: 'examples',
+      s3_key: key,
+      target_path: `${tmpPath}/`
+    });
+    const progress = toast(page, `Cloning s3://examples/${key}`);
+    await progress.getByRole('button', { name: 'Cancel' }).click();
+    await expect(toast(page, 'The clone was cancelled')).toBeVisible({
+      timeout: 2000
+    });
+    await noPartialFiles();
+    await page.unroute('**/api/contents/**');
+    expect(await listFolder(page, tmpPath)).toEqual(['saved.ipynb']);
+  });
+});
+
+test.describe('publish through a failing network', () => {
+  let path: string;
+  let key: string;
+  const old = notebook('The published version');
+  let mine: string;
+
+  test.beforeEach(async ({ page, tmpPath }) => {
+    path = `${tmpPath}/forecast-${uid()}.ipynb`;
+    key = path;
+    mine = notebook(`My new version ${uid()}`);
+    await page.contents.uploadContent(mine, 'text', path);
+    await putObject('published', key, old, 'application/x-ipynb+json');
+  });
+
+  async function publishedIs(expected: string): Promise<void> {
+    const stored = await getObject('published', key);
+    expect(md5(stored!.body)).toBe(md5(expected));
+  }
+
+  test('an upload cut off once is sent again and published whole', async ({
+    page
+  }) => {
+    await addFault({
+      method: 'PUT',
+      path: `/published/${key}`,
+      fault: { type: 'drop', where: 'request', after: 60000 }
+    });
+    const before = await listVersions('published', key);
+    const result = await callBookshelf<any>(page, 'publish', path, {
+      overwrite: true
+    });
+    expect(result.version_id).toBeTruthy();
+    await publishedIs(mine);
+    expect(await listVersions('published', key)).toHaveLength(
+      before.length + 1
+    );
+    const puts = await proxyLog(`/published/${key}`);
+    expect(puts.filter(e => e.method === 'PUT').map(e => e.outcome)).toContain(
+      'dropped'
+    );
+  });
+
+  test('an upload cut off every time is reported and the old object stays whole', async ({
+    page
+  }) => {
+    await addFault({
+      method: 'PUT',
+      path: `/published/${key}`,
+      times: 0,
+      fault: { type: 'drop', where: 'request', after: 60000 }
+    });
+    await publishInDialog(page, path);
+    await expect(toast(page, 'Connection to the S3 service lost')).toBeVisible({
+      timeout: 30000
+    });
+    await publishedIs(old);
+  });
+
+  test('an upload whose answer was lost is recognised as published', async ({
+    page
+  }) => {
+    // The server stores the notebook, the answer never arrives: the SDK
+    // sends the put again, which fails its own If-Match.
+    await addFault({
+      method: 'PUT',
+      path: `/published/${key}`,
+      fault: { type: 'drop', head: false }
+    });
+    const result = await callBookshelf<any>(page, 'publish', path, {
+      overwrite: true
+    });
+    await publishedIs(mine);
+    const latest = await getObject('published', key);
+    expect(result.version_id).toBe(latest!.versionId);
+  });
+
+  test('503 SlowDown is retried, then reported; the old object stays', async ({
+    page
+  }) => {
+    await addFault({
+      method: 'PUT',
+      path: `/published/${key}`,
+      times: 0,
+      fault: { type: 'status', status: 503, code: 'SlowDown' }
+    });
+    await publishInDialog(page, path);
+    await expect(toast(page, 'asked to slow down')).toBeVisible({
+      timeout: 30000
+    });
+    const puts = (await proxyLog(`/published/${key}`)).filter(
+      e => e.method === 'PUT'
+    );
+    expect(puts).toHaveLength(4);
+    await publishedIs(old);
+  });
+
+  test('500 is reported and the old object stays', async ({ page }) => {
+    await addFault({
+      method: 'PUT',
+      path: `/published/${key}`,
+      times: 0,
+      fault: { type: 'status', status: 500 }
+    });
+    await publishInDialog(page, path);
+    await expect(toast(page, 'The S3 service failed (HTTP 500)')).toBeVisible({
+      timeout: 30000
+    });
+    await publishedIs(old);
+  });
+
+  test('an upload damaged on the way is refused by its Content-MD5', async ({
+    page
+  }) => {
+    await addFault({
+      method: 'PUT',
+      path: `/published/${key}`,
+      times: 0,
+      fault: { type: 'truncate', where: 'request', keep: 1000 }
+    });
+    await publishInDialog(page, path);
+    await expect(toast(page, 'Damaged upload')).toBeVisible({
+      timeout: 30000
+    });
+    expect(await details(page, 'Damaged upload')).toContain(
+      'stored nothing. (tried 3 times)'
+    );
+    await publishedIs(old);
+    const puts = (await proxyLog(`/published/${key}`)).filter(
+      e => e.method === 'PUT'
+    );
+    expect(puts).toHaveLength(3);
+    expect(puts[0].headers['content-md5']).toBe(
+      createHash('md5').update(mine).digest('base64')
+    );
+    expect(puts.map(e => e.status)).toEqual([400, 400, 400]);
+  });
+
+  test('a byte flipped once is refused, then sent again whole', async ({
+    page
+  }) => {
+    await addFault({
+      method: 'PUT',
+      path: `/published/${key}`,
+      fault: { type: 'corrupt', where: 'request', offset: 500 }
+    });
+    await callBookshelf<any>(page, 'publish', path, { overwrite: true });
+    await publishedIs(mine);
+  });
+});
+
+test.describe('publish while the Jupyter server fails', () => {
+  test('a failed save before publishing publishes nothing, and says so', async ({
+    page,
+    tmpPath
+  }) => {
+    const path = `${tmpPath}/edited.ipynb`;
+    await page.contents.uploadContent(notebook('Before'), 'text', path);
+    await page.filebrowser.open(path);
+    await page.notebook.setCell(0, 'markdown', '# After the edit');
+    await page.route('**/api/contents/**', route =>
+      route.request().method() === 'PUT'
+        ? route.fulfill({
+            status: 500,
+            contentType: 'application/json',
+            body: JSON.stringify({ message: 'Disk full (injected)' })
+          })
+        : route.fallback()
+    );
+    await page.evaluate(p => {
+      void (window as any).jupyterapp.commands.execute('bookshelf:publish', {
+        path: p
+      });
+    }, path);
+    const ask = page.locator('.jp-Dialog', { hasText: 'Unsaved changes' });
+    await ask.getByRole('button', { name: 'Save and Publish' }).click();
+    await expect(
+      toast(page, 'could not be saved, so nothing was published')
+    ).toBeVisible({ timeout: 30000 });
+    // Lab's own save error dialog.
+    const saveError = page.locator('.jp-Dialog', { hasText: 'Save Error' });
+    await expect(saveError).toBeVisible();
+    await saveError.getByRole('button').last().click();
+    await page.unroute('**/api/contents/**');
+    expect(await getObject('published', path)).toBeNull();
+  });
+
+  test('a slow save is waited for, and the saved version is published', async ({
+    page,
+    tmpPath
+  }) => {
+    const path = `${tmpPath}/slow.ipynb`;
+    await page.contents.uploadContent(notebook('Before'), 'text', path);
+    await page.filebrowser.open(path);
+    await page.notebook.setCell(0, 'markdown', '# Saved slowly');
+    await page.route('**/api/contents/**', async route => {
+      if (route.request().method() === 'PUT') {
+        await new Promise(resolve => setTimeout(resolve, 3000));
+      }
+      return route.fallback();
+    });
+    await page.evaluate(p => {
+      void (window as any).jupyterapp.commands.execute('bookshelf:publish', {
+        path: p
+      });
+    }, path);
+    const ask = page.locator('.jp-Dialog', { hasText: 'Unsaved changes' });
+    await ask.getByRole('button', { name: 'Save and Publish' }).click();
+    const dialog = page.locator('.jp-Dialog', { hasText: 'Publish Notebook' });
+    await expect(
+      dialog.locator('.jp-Bookshelf-publish-status[data-state="new"]')
+    ).toBeVisible({ timeout: 30000 });
+    await dialog.getByRole('button', { name: 'Publish' }).click();
+    await expect(toast(page, 'Published version')).toBeVisible({
+      timeout: 30000
+    });
+    await page.unroute('**/api/contents/**');
+    const stored = await getObject('published', path);
+    expect(stored!.body.toString('utf8')).toContain('Saved slowly');
+    expect(stored!.body.toString('utf8')).toBe(await readFile(page, path));
+  });
+
+  test('a notebook the server cannot read is not published', async ({
+    page,
+    tmpPath
+  }) => {
+    const path = `${tmpPath}/unreadable.ipynb`;
+    await page.contents.uploadContent(notebook('Unreadable'), 'text', path);
+    // Publish reads the saved bytes from /files/ (or the contents API).
+    const reads = (url: URL) =>
+      url.pathname.endsWith('/unreadable.ipynb') &&
+      (url.pathname.includes('/files/') ||
+        url.searchParams.get('content') === '1');
+    await page.route(reads, route =>
+      route.request().method() === 'GET'
+        ? route.fulfill({
+            status: 500,
+            contentType: 'application/json',
+            body: JSON.stringify({ message: 'Read failed (injected)' })
+          })
+        : route.fallback()
+    );
+    await publishInDialog(page, path);
+    await expect(toast(page, 'The Jupyter server could not read')).toBeVisible({
+      timeout: 30000
+    });
+    await page.unroute(reads);
+    expect(await getObject('published', path)).toBeNull();
+  });
+});
+
+/**
+ * An S3 server of the test's own, behind a proxy of its own, so that it can
+ * be stopped in the middle of a transfer; started from the project's
+ * scripts on the two ports after BOOKSHELF_TEST_PROXY_PORT, and stopped by
+ * PID.
+ */
+const OWN_MOTO_PORT = Number(process.env.BOOKSHELF_TEST_PROXY_PORT) + 1;
+const OWN_PROXY_PORT = Number(process.env.BOOKSHELF_TEST_PROXY_PORT) + 2;
+const OWN_S3 = `http://127.0.0.1:${OWN_MOTO_PORT}`;
+const OWN_PROXY = `http://127.0.0.1:${OWN_PROXY_PORT}`;
+
+function startScript(args: string[], ready: string): Promise<ChildProcess> {
+  const python = process.env.BOOKSHELF_TEST_PYTHON || 'python';
+  const child = spawn(python, args, {
+    cwd: `${__dirname}/../..`,
+    stdio: ['ignore', 'pipe', 'pipe']
+  });
+  return new Promise((resolve, reject) => {
+    let output = '';
+    const timer = setTimeout(() => {
+      child.kill('SIGTERM');
+      reject(new Error(`${args[0]} did not start:\n${output}`));
+    }, 60000);
+    const onData = (data: Buffer) => {
+      output += data.toString();
+      if (output.includes(ready)) {
+        clearTimeout(timer);
+        resolve(child);
+      }
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', onData);
+    child.on('exit', code => {
+      clearTimeout(timer);
+      reject(new Error(`${args[0]} exited with ${code}:\n${output}`));
+    });
+  });
+}
+
+function stop(child: ChildProcess | null): Promise<void> {
+  if (!child || child.exitCode !== null || child.signalCode !== null) {
+    return Promise.resolve();
+  }
+  return new Promise(resolve => {
+    child.once('exit', () => resolve());
+    process.kill(child.pid!, 'SIGTERM');
+  });
+}
+
+test.describe('the S3 server stopped during a transfer', () => {
+  test.use({
+    mockSettings: bookshelfSettings({ endpointUrl: OWN_PROXY })
+  });
+  let moto: ChildProcess | null = null;
+  let proxy: ChildProcess | null = null;
+
+  test.beforeEach(async () => {
+    const origin = `http://127.0.0.1:${fixture().lab_port}`;
+    moto = await startScript(
+      [
+        'scripts/s3_fixture.py',
+        '--port',
+        String(OWN_MOTO_PORT),
+        '--origin',
+        origin
+      ],
+      'S3 fixture ready'
+    );
+    proxy = await startScript(
+      [
+        'scripts/fault_proxy.py',
+        '--port',
+        String(OWN_PROXY_PORT),
+        '--upstream',
+        OWN_S3
+      ],
+      'fault proxy ready'
+    );
+  });
+
+  test.afterEach(async () => {
+    await stop(proxy);
+    await stop(moto);
+    proxy = moto = null;
+  });
+
+  test('a clone is reported and writes nothing', async ({ page, tmpPath }) => {
+    const key = `stopped/${uid()}/big.ipynb`;
+    await putObject(
+      'examples',
+      key,
+      notebook('Big', 24 * 1024 * 1024),
+      'application/x-ipynb+json',
+      OWN_S3
+    );
+    await addFault(
+      {
+        method: 'GET',
+        path: `/examples/${key}`,
+        fault: { type: 'throttle', bytes_per_second: 2 * 1024 * 1024 }
+      },
+      OWN_PROXY
+    );
+    await cloneInDialog(page, {
+      s3_bucket: 'examples',
+      s3_key: key,
+      target_path: `${tmpPath}/`
+    });
+    // Stop the server while the object is on its way.
+    await expect(toast(page, `Cloning s3://examples/${key}`)).toBeVisible();
+    await stop(moto);
+    await expect(toast(page, 'could not be reached')).toBeVisible({
+      timeout: 60000
+    });
+    expect(await listFolder(page, tmpPath)).toEqual([]);
+    await noPartialFiles();
+  });
+
+  test('a publish is reported and publishes nothing', async ({
+    page,
+    tmpPath
+  }) => {
+    const path = `${tmpPath}/big-${uid()}.ipynb`;
+    const mine = notebook('Big to publish', 12 * 1024 * 1024);
+    await page.contents.uploadContent(mine, 'text', path);
+    await addFault(
+      {
+        method: 'PUT',
+        path: `/published/${path}`,
+        fault: {
+          type: 'throttle',
+          where: 'request',
+          bytes_per_second: 2 * 1024 * 1024
+        }
+      },
+      OWN_PROXY
+    );
+    await publishInDialog(page, path);
+    await expect(toast(page, `Publishing ${path}`)).toBeVisible();
+    await stop(moto);
+    await expect(toast(page, 'could not be reached')).toBeVisible({
+      timeout: 60000
+    });
+    expect(await readFile(page, path)).toBe(mine);
+  });
+});

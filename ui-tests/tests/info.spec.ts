@@ -1,0 +1,324 @@
+/**
+ * The info panel and the info JSON against the real servers: every check
+ * passes on the demo configuration (the admin overrides of
+ * scripts/serve.py), and each broken configuration fails the right check
+ * with the right fix. The browser's IBookshelf.info() and the shim's
+ * GET /api/bookshelf report the same features.
+ */
+import type { IJupyterLabPageFixture } from '@jupyterlab/galata';
+
+import {
+  callBookshelf,
+  closedPort,
+  coreSettings,
+  fixture,
+  openInfoPanel
+} from './helpers';
+import { expect, scanServerLogs, test } from './secrets';
+
+const CHECKS = [
+  'shim',
+  'settings',
+  'credentials',
+  'service',
+  'cors',
+  'publish-bucket',
+  'versioning'
+];
+
+async function states(panel: any): Promise<{ [id: string]: string }> {
+  const result: { [id: string]: string } = {};
+  for (const item of await panel.locator('[data-check]').all()) {
+    result[(await item.getAttribute('data-check'))!] =
+      (await item.getAttribute('data-state'))!;
+  }
+  return result;
+}
+
+function check(panel: any, id: string) {
+  return panel.locator(`[data-check="${id}"]`);
+}
+
+test.afterAll(() => {
+  expect(scanServerLogs()).toEqual([]);
+});
+
+test.describe('on the demo configuration', () => {
+  test('every check passes and says what was checked', async ({ page }) => {
+    const panel = await openInfoPanel(page);
+    expect(await states(panel)).toEqual(
+      Object.fromEntries(CHECKS.map(id => [id, 'pass']))
+    );
+    await expect(check(panel, 'shim')).toContainText(
+      'jupyterlab_bookshelf 0.1.0 answers'
+    );
+    await expect(check(panel, 'service')).toContainText(
+      `Something answers HTTP at ${fixture().endpoint_url}.`
+    );
+    await expect(check(panel, 'cors')).toContainText(
+      'allow GET, HEAD and PUT from this page'
+    );
+    await expect(check(panel, 'publish-bucket')).toContainText(
+      's3://published exists and answered a HEAD request'
+    );
+    await expect(check(panel, 'publish-bucket')).toContainText(
+      'Nothing was written'
+    );
+    await expect(check(panel, 'versioning')).toContainText(
+      'Versioning is on for s3://published'
+    );
+    await expect(panel.locator('.jp-Bookshelf-check-fix')).toHaveCount(0);
+    await expect(panel).toContainText('Pass');
+  });
+
+  test('"Check again" runs the checks again', async ({ page, network }) => {
+    const panel = await openInfoPanel(page);
+    const heads = () =>
+      network
+        .s3Requests()
+        .filter(r => r.method === 'HEAD' && /\/published\/?$/.test(r.url))
+        .length;
+    const before = heads();
+    expect(before).toBeGreaterThan(0);
+    await panel.getByRole('button', { name: 'Check again' }).click();
+    await expect.poll(heads).toBeGreaterThan(before);
+    await expect(check(panel, 'versioning')).toHaveAttribute(
+      'data-state',
+      'pass'
+    );
+  });
+
+  test("the browser's info and the shim's report the same features", async ({
+    page,
+    baseURL
+  }) => {
+    const browser = await callBookshelf<any>(page, 'info');
+    const response = await page.request.get(`${baseURL}/api/bookshelf`);
+    const shim = await response.json();
+    expect(browser).toEqual(shim);
+    expect(shim.features.publish_valid).toBe(true);
+    const live = await callBookshelf<any>(page, 'info', { live: true });
+    expect(live.features).toEqual(shim.features);
+    expect(live.checks.map((c: any) => c.id)).toEqual(CHECKS);
+  });
+});
+
+test.describe('the settings button', () => {
+  // Lab's settings editor shows the keys of settings mode (the mode's
+  // documented trade-off): this test runs in session mode.
+  test.use({
+    mockSettings: coreSettings({ credentials: { mode: 'session' } })
+  });
+
+  test('"Open settings" opens the Bookshelf settings', async ({ page }) => {
+    const panel = await openInfoPanel(page);
+    await panel.getByRole('button', { name: 'Open settings' }).click();
+    await expect(
+      page.getByRole('main').getByRole('tab', { name: /Settings/ })
+    ).toBeVisible();
+  });
+});
+
+test.describe('on settings the server reads too', () => {
+  // Real user settings, written through the settings API, so that the shim
+  // sees them as the browser does.
+  test.use({ mockSettings: false });
+
+  async function writeUserSettings(
+    page: IJupyterLabPageFixture,
+    baseURL: string,
+    settings: object
+  ): Promise<void> {
+    const response = await page.request.put(
+      `${baseURL}/lab/api/settings/jupyterlab-bookshelf:core`,
+      { data: { raw: JSON.stringify(settings) } }
+    );
+    expect(response.status()).toBe(204);
+  }
+
+  test('a broken configuration: the same features, and the checks fail', async ({
+    page,
+    baseURL
+  }) => {
+    try {
+      await writeUserSettings(page, baseURL!, {
+        endpointUrl: 'http://bob:settings-secret-InTheUrl9@127.0.0.1:9',
+        publishBucket: 'Bad_Bucket',
+        credentials: { mode: 'endpoint' }
+      });
+      await page.reload();
+      await page.waitForSelector('#jupyterlab-splash', { state: 'detached' });
+      const browser = await callBookshelf<any>(page, 'info');
+      const shim = await (
+        await page.request.get(`${baseURL}/api/bookshelf`)
+      ).json();
+      expect(browser).toEqual(shim);
+      expect(shim.features.clone_valid).toBe(false);
+      expect(shim.features.endpoint_url).toBe('http://127.0.0.1:9');
+      expect(shim.features.settings_problem).toContain(
+        'endpointUrl must not contain a user name or password'
+      );
+
+      const panel = await openInfoPanel(page);
+      await expect(check(panel, 'settings')).toHaveAttribute(
+        'data-state',
+        'fail'
+      );
+      await expect(check(panel, 'settings')).toContainText(
+        'The S3 endpoint URL must not contain a user name or password'
+      );
+      await expect(check(panel, 'settings')).toContainText(
+        'The publish bucket name is not valid'
+      );
+      await expect(check(panel, 'settings')).toContainText(
+        'no credentials URL is set'
+      );
+      await expect(panel.locator('[data-setting="endpointUrl"] td')).toHaveText(
+        'http://127.0.0.1:9'
+      );
+      await expect(panel).not.toContainText('bob');
+    } finally {
+      await writeUserSettings(page, baseURL!, {});
+    }
+  });
+});
+
+/**
+ * A broken configuration: its settings, the checks that fail, and what
+ * their text says.
+ */
+const BROKEN: {
+  name: string;
+  settings: () => object;
+  expected: { [id: string]: string };
+  texts: { [id: string]: string[] };
+}[] = [
+  {
+    name: 'a publish bucket without a CORS rule',
+    settings: () => ({ publishBucket: 'nocors' }),
+    expected: { cors: 'fail', 'publish-bucket': 'fail', versioning: 'skip' },
+    texts: {
+      cors: [
+        'A HEAD request for s3://nocors from this page',
+        'the bucket does not exist, or its CORS rules do not allow this origin',
+        'add this CORS rule'
+      ]
+    }
+  },
+  {
+    name: 'a publish bucket that does not exist',
+    settings: () => ({ publishBucket: 'missing-bucket' }),
+    expected: { cors: 'fail', 'publish-bucket': 'fail' },
+    texts: {
+      'publish-bucket': ['Check the name in "Publish bucket"']
+    }
+  },
+  {
+    name: 'a publish bucket whose policy denies uploads',
+    settings: () => ({ publishBucket: 'denied' }),
+    expected: { cors: 'pass', 'publish-bucket': 'fail', versioning: 'fail' },
+    texts: {
+      'publish-bucket': [
+        'Its bucket policy denies uploads (s3:PutObject) below s3://denied to everyone',
+        'lift the Deny statement'
+      ]
+    }
+  },
+  {
+    name: 'a publish bucket without versioning',
+    settings: () => ({ publishBucket: 'examples' }),
+    expected: { cors: 'pass', 'publish-bucket': 'pass', versioning: 'fail' },
+    texts: {
+      versioning: [
+        'Versioning is off for s3://examples',
+        'turn versioning on for the bucket'
+      ]
+    }
+  },
+  {
+    name: 'no publish bucket',
+    settings: () => ({ publishBucket: '' }),
+    expected: { 'publish-bucket': 'fail', cors: 'skip', versioning: 'skip' },
+    texts: { 'publish-bucket': ['Set "Publish bucket"'] }
+  },
+  {
+    // moto does not check who makes bucket requests (HEAD, ?cors, ?policy,
+    // ?versioning), so unsigned ones pass there; AWS would refuse them on
+    // a private bucket and the publish bucket check would fail.
+    name: 'anonymous mode',
+    settings: () => ({ credentials: { mode: 'anonymous' } }),
+    expected: { credentials: 'pass' },
+    texts: {
+      credentials: ['unsigned', 'only public buckets and objects'],
+      'publish-bucket': ['only an upload proves']
+    }
+  }
+];
+
+for (const broken of BROKEN) {
+  test.describe(`with ${broken.name}`, () => {
+    test.use({ mockSettings: coreSettings(broken.settings()) });
+
+    test('the right checks fail with the right fix', async ({ page }) => {
+      const panel = await openInfoPanel(page);
+      const found = await states(panel);
+      expect(found).toMatchObject(broken.expected);
+      expect(found.shim).toBe('pass');
+      for (const [id, texts] of Object.entries(broken.texts)) {
+        for (const text of texts) {
+          await expect(check(panel, id)).toContainText(text);
+        }
+      }
+      for (const [id, state] of Object.entries(broken.expected)) {
+        if (state === 'fail') {
+          await expect(
+            check(panel, id).locator('.jp-Bookshelf-check-fix')
+          ).not.toBeEmpty();
+        }
+      }
+    });
+  });
+}
+
+test.describe('with CORS refused', () => {
+  test.use({ mockSettings: coreSettings({ publishBucket: 'nocors' }) });
+
+  test('the rule to add names this origin', async ({ page, baseURL }) => {
+    const panel = await openInfoPanel(page);
+    const rule = JSON.parse(
+      (await check(panel, 'cors').locator('pre').textContent())!
+    );
+    expect(rule[0].AllowedOrigins).toEqual([baseURL]);
+    expect(rule[0].ExposeHeaders).toEqual(['ETag', 'x-amz-version-id']);
+  });
+});
+
+test.describe('with the endpoint on a closed port', () => {
+  let port = 0;
+  test.beforeAll(async () => {
+    port = await closedPort();
+  });
+  test.use({
+    mockSettings: async ({}, use) => {
+      await use(coreSettings({ endpointUrl: `http://127.0.0.1:${port}` }));
+    }
+  } as any);
+
+  test('the service check fails, and the bucket checks wait for it', async ({
+    page
+  }) => {
+    const panel = await openInfoPanel(page);
+    expect(await states(panel)).toMatchObject({
+      service: 'fail',
+      cors: 'skip',
+      'publish-bucket': 'skip',
+      versioning: 'skip'
+    });
+    await expect(check(panel, 'service')).toContainText(
+      `Nothing answers at http://127.0.0.1:${port}.`
+    );
+    await expect(
+      check(panel, 'service').locator('.jp-Bookshelf-check-fix')
+    ).toContainText('Check the S3 endpoint URL');
+  });
+});
