@@ -46,15 +46,22 @@ function credentialsDialog(page: IJupyterLabPageFixture) {
 async function enterSessionKeys(page: IJupyterLabPageFixture): Promise<void> {
   const dialog = credentialsDialog(page);
   await expect(dialog).toBeVisible();
-  await dialog
-    .locator('input[name="accessKeyId"]')
-    .fill(SESSION_KEYS.accessKeyId);
-  await dialog
-    .locator('input[name="secretAccessKey"]')
-    .fill(SESSION_KEYS.secretAccessKey);
-  await dialog
-    .locator('input[name="sessionToken"]')
-    .fill(SESSION_KEYS.sessionToken);
+  const fields = {
+    accessKeyId: dialog.locator('input[name="accessKeyId"]'),
+    secretAccessKey: dialog.locator('input[name="secretAccessKey"]'),
+    sessionToken: dialog.locator('input[name="sessionToken"]')
+  };
+  // The dialog puts the focus on the first field once it is shown; typing
+  // before that may land in the wrong field.
+  await expect(fields.accessKeyId).toBeFocused();
+  for (const [name, field] of Object.entries(fields)) {
+    await field.fill(SESSION_KEYS[name as keyof typeof SESSION_KEYS]);
+  }
+  for (const [name, field] of Object.entries(fields)) {
+    await expect(field).toHaveValue(
+      SESSION_KEYS[name as keyof typeof SESSION_KEYS]
+    );
+  }
   await dialog.getByRole('button', { name: 'Use for This Tab' }).click();
   await expect(dialog).toHaveCount(0);
 }
@@ -269,6 +276,9 @@ test.describe('session mode', () => {
     await startClones(page, tmpPath, 1);
     await enterSessionKeys(page);
     expect(await clonesResult(page)).toEqual([`${tmpPath}/intro-3.ipynb`]);
+    expect(new Set(network.signingKeys())).toEqual(
+      new Set(['AKIDSESSIONTEST'])
+    );
 
     // Memory of the tab only: after a reload it asks again.
     await page.reload();
@@ -383,17 +393,26 @@ test.describe('endpoint mode', () => {
     }) => {
       // They live 8 s; Bookshelf fetches new ones after three quarters.
       const start = (await endpointStats(page, baseURL)).short ?? 0;
-      const fetchedAt = Date.now();
       await clone(page, tmpPath, 'intro.ipynb');
       await clone(page, tmpPath, 'data/readme.txt');
       expect((await endpointStats(page, baseURL)).short).toBe(start + 1);
       const first = `ASIASHORT${start + 1}`;
       expect(new Set(network.signingKeys())).toEqual(new Set([first]));
       const signedBefore = network.s3Requests().length;
+      const fetches = () =>
+        network.requests.filter(r =>
+          r.url.includes('/bookshelf-test/credentials/short')
+        );
+      expect(fetches()).toHaveLength(1);
+      const firstFetch = fetches()[0].time;
 
-      await page.waitForTimeout(Math.max(0, fetchedAt + 6500 - Date.now()));
+      // 7 s after the first fetch: past the refresh point (6 s), before
+      // the first credentials expire (8 s).
+      await page.waitForTimeout(Math.max(0, firstFetch + 7000 - Date.now()));
       await clone(page, tmpPath, 'intro.ipynb');
       expect((await endpointStats(page, baseURL)).short).toBe(start + 2);
+      expect(fetches()).toHaveLength(2);
+      expect(fetches()[1].time - firstFetch).toBeLessThan(8000);
       const later = network.signingKeys().slice(signedBefore);
       expect(later.length).toBeGreaterThan(0);
       expect(new Set(later)).toEqual(new Set([`ASIASHORT${start + 2}`]));

@@ -128,7 +128,7 @@ test.describe('a closed port', () => {
   });
   // The settings are read when the page loads, after beforeAll.
   test.use({
-    mockSettings: async ({}, use) => {
+    mockSettings: async ({}, use: (settings: object) => Promise<void>) => {
       await use(coreSettings({ endpointUrl: `http://127.0.0.1:${port}` }));
     }
   } as any);

@@ -299,7 +299,7 @@ test.describe('with the endpoint on a closed port', () => {
     port = await closedPort();
   });
   test.use({
-    mockSettings: async ({}, use) => {
+    mockSettings: async ({}, use: (settings: object) => Promise<void>) => {
       await use(coreSettings({ endpointUrl: `http://127.0.0.1:${port}` }));
     }
   } as any);

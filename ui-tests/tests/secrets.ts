@@ -46,6 +46,8 @@ export interface IRecordedRequest {
   method: string;
   url: string;
   headers: { [name: string]: string };
+  /** When the browser sent it (ms since the epoch). */
+  time: number;
 }
 
 /**
@@ -97,6 +99,7 @@ export class SecretLog {
   attach(context: BrowserContext): void {
     const s3Origin = new URL(fixture().endpoint_url).origin;
     const onRequest = async (request: Request) => {
+      const time = Date.now();
       const url = request.url();
       this.records.push({ where: `request URL ${url}`, text: url });
       let headers: { [name: string]: string } = {};
@@ -105,7 +108,7 @@ export class SecretLog {
       } catch {
         headers = request.headers();
       }
-      this.requests.push({ method: request.method(), url, headers });
+      this.requests.push({ method: request.method(), url, headers, time });
       const toS3 = new URL(url).origin === s3Origin;
       for (const [name, value] of Object.entries(headers)) {
         this.records.push({
