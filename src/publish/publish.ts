@@ -368,8 +368,8 @@ async function readSavedNotebook(
  * The Jupyter server failed to give a saved file's bytes.
  */
 function couldNotRead(path: string, error: unknown): BookshelfError {
-  const status = (error as { response?: { status?: unknown } } | null)
-    ?.response?.status;
+  const status = (error as { response?: { status?: unknown } } | null)?.response
+    ?.status;
   return new BookshelfError(
     'Unknown',
     typeof status === 'number'
