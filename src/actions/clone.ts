@@ -96,7 +96,21 @@ export async function runClone(
         request.s3_key,
         model.path
       ),
-      { autoClose: 5000 }
+      {
+        autoClose: 5000,
+        // Also for Notebook 7, which opens documents in a new browser tab
+        // that a popup blocker may have stopped.
+        actions: [
+          {
+            label: trans.__('Open'),
+            caption: trans.__('Open %1', model.path),
+            callback: () =>
+              void app.commands.execute('docmanager:open', {
+                path: model.path
+              })
+          }
+        ]
+      }
     );
     return model;
   } catch (error) {

@@ -10,6 +10,7 @@ import {
 } from '@jupyterlab/apputils';
 import { ITranslator, nullTranslator } from '@jupyterlab/translation';
 import { infoIcon } from '@jupyterlab/ui-components';
+import { TabPanel, Widget } from '@lumino/widgets';
 
 import { CommandIDs, PALETTE_CATEGORY, TRANSLATION_DOMAIN } from '../commands';
 import { IBookshelf, PACKAGE_NAME } from '../tokens';
@@ -66,8 +67,7 @@ export const infoPlugin: JupyterFrontEndPlugin<void> = {
         widget.title.icon = infoIcon;
         widget.title.closable = true;
         void tracker.add(widget);
-        app.shell.add(widget, 'main');
-        app.shell.activateById(widget.id);
+        addToShell(app, widget);
         return widget;
       }
     });
@@ -81,3 +81,23 @@ export const infoPlugin: JupyterFrontEndPlugin<void> = {
     }
   }
 };
+
+/**
+ * Show a panel in the main area. Notebook 7 keeps a single widget there
+ * (the tree view's tabs, or the open document) and ignores a second one:
+ * the panel then becomes one of the tree view's tabs, as Notebook's own
+ * settings editor does, or a side panel beside a document.
+ */
+function addToShell(app: JupyterFrontEnd, widget: Widget): void {
+  app.shell.add(widget, 'main');
+  if (!Array.from(app.shell.widgets('main')).includes(widget)) {
+    const main = app.shell.currentWidget;
+    if (main instanceof TabPanel) {
+      main.addWidget(widget);
+      main.currentWidget = widget;
+      return;
+    }
+    app.shell.add(widget, 'right', { rank: 1000 });
+  }
+  app.shell.activateById(widget.id);
+}
