@@ -23,8 +23,9 @@ BOOKSHELF_S3_PORT ?= 9000
 BOOKSHELF_LAB_PORT ?= 8888
 export BOOKSHELF_S3_PORT BOOKSHELF_LAB_PORT
 
-# The versions the project builds and tests against.
-PY_DEV_DEPS := "jupyterlab==4.6.4" "jupyter-builder>=1.2,<2" "hatchling>=1.5" \
+# The versions the project builds and tests against (Notebook 7.6.3 is the
+# newest whose JupyterLab requirement matches the pinned 4.6.4).
+PY_DEV_DEPS := "jupyterlab==4.6.4" "notebook==7.6.3" "jupyter-builder>=1.2,<2" "hatchling>=1.5" \
 	"hatch-nodejs-version>=0.3.2" "hatch-jupyter-builder>=0.5" "editables"
 
 STAMP_PY := $(VENV)/.deps-installed

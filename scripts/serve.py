@@ -67,6 +67,13 @@ def main() -> int:
         help="test mode: also start the fault-injecting proxy (scripts/fault_proxy.py) in "
         "front of the S3 server on this port",
     )
+    parser.add_argument(
+        "--notebook-port",
+        type=int,
+        default=int(os.environ.get("BOOKSHELF_TEST_NOTEBOOK_PORT", "0")) or None,
+        help="test mode: also start Jupyter Notebook 7 (default URL /tree) on this port, "
+        "with the same files, settings and S3 server",
+    )
     parser.add_argument("--run-dir", default=None, help="state folder (default .run/<mode>)")
     args = parser.parse_args()
 
@@ -82,7 +89,8 @@ def main() -> int:
     for folder in (root_dir, app_settings_dir, user_settings_dir, workspaces_dir):
         folder.mkdir(parents=True, exist_ok=True)
 
-    origins = [f"http://127.0.0.1:{args.lab_port}", f"http://localhost:{args.lab_port}"]
+    ports = [args.lab_port] + ([args.notebook_port] if test and args.notebook_port else [])
+    origins = [f"http://{host}:{port}" for port in ports for host in ("127.0.0.1", "localhost")]
     allowed = ["examples", "published"]
     if test:
         allowed += ["nocors", "versioned-examples", "missing-bucket"]
@@ -110,6 +118,7 @@ def main() -> int:
                 "version_ids": fixture.version_ids,
                 "root_dir": str(root_dir),
                 "lab_port": args.lab_port,
+                "notebook_port": args.notebook_port if test else None,
             },
             indent=2,
         )
@@ -119,38 +128,55 @@ def main() -> int:
     env = dict(os.environ)
     env["JUPYTERLAB_SETTINGS_DIR"] = str(user_settings_dir)
     env["JUPYTERLAB_WORKSPACES_DIR"] = str(workspaces_dir)
-    command = [
-        sys.executable,
-        "-m",
-        "jupyterlab",
-        "--no-browser",
-        "--ServerApp.ip=127.0.0.1",
-        f"--ServerApp.port={args.lab_port}",
-        "--ServerApp.port_retries=0",
-        f"--ServerApp.root_dir={root_dir}",
-        f"--LabApp.app_settings_dir={app_settings_dir}",
-        f"--LabApp.user_settings_dir={user_settings_dir}",
-        f"--LabApp.workspaces_dir={workspaces_dir}",
-    ]
-    if os.geteuid() == 0:
-        command.append("--ServerApp.allow_root=True")
+
+    def server_command(module: str, app: str, port: int) -> list[str]:
+        command = [
+            sys.executable,
+            "-m",
+            module,
+            "--no-browser",
+            "--ServerApp.ip=127.0.0.1",
+            f"--ServerApp.port={port}",
+            "--ServerApp.port_retries=0",
+            f"--ServerApp.root_dir={root_dir}",
+            f"--{app}.app_settings_dir={app_settings_dir}",
+            f"--{app}.user_settings_dir={user_settings_dir}",
+            f"--{app}.workspaces_dir={workspaces_dir}",
+        ]
+        if os.geteuid() == 0:
+            command.append("--ServerApp.allow_root=True")
+        if test:
+            # Galata's settings: no token, the app exposed to the test page.
+            command.insert(3, f"--config={REPO / 'ui-tests' / 'jupyter_server_test_config.py'}")
+        return command
+
     token = ""
-    if test:
-        # Galata's settings: no token, the app exposed to the test page.
-        command.insert(3, f"--config={REPO / 'ui-tests' / 'jupyter_server_test_config.py'}")
-    else:
+    if not test:
         token = env.get("JUPYTER_TOKEN") or secrets.token_hex(24)
         env["JUPYTER_TOKEN"] = token
 
-    # The tests keep the server's log in a file, beside the S3 server's.
+    # The tests keep the servers' logs in files, beside the S3 server's.
     log = open(run_dir / "lab.log", "ab") if test else None  # noqa: SIM115
     lab = subprocess.Popen(
-        command,
+        server_command("jupyterlab", "LabApp", args.lab_port),
         env=env,
         cwd=str(root_dir),
         stdout=log,
         stderr=subprocess.STDOUT if log else None,
     )
+    # Notebook 7 beside Lab: same files and settings; its default URL is /tree,
+    # so the clone link hands off to Notebook there.
+    notebook = None
+    notebook_log = None
+    if test and args.notebook_port:
+        notebook_log = open(run_dir / "notebook.log", "ab")  # noqa: SIM115
+        notebook = subprocess.Popen(
+            server_command("notebook", "JupyterNotebookApp", args.notebook_port),
+            env=env,
+            cwd=str(root_dir),
+            stdout=notebook_log,
+            stderr=subprocess.STDOUT,
+        )
 
     def forward(signum, _frame):
         if lab.poll() is None:
@@ -183,12 +209,15 @@ def main() -> int:
         while code is None:
             code = lab.wait()
     finally:
-        if lab.poll() is None:
-            lab.terminate()
-            try:
-                lab.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                lab.kill()
+        for server in (lab, notebook):
+            if server is not None and server.poll() is None:
+                server.terminate()
+                try:
+                    server.wait(timeout=15)
+                except subprocess.TimeoutExpired:
+                    server.kill()
+        if notebook_log:
+            notebook_log.close()
         if proxy:
             proxy.stop()
         fixture.stop()

@@ -25,6 +25,7 @@ export type BookshelfErrorCode =
   | 'NotConfigured'
   | 'Cancelled'
   | 'SaveFailed'
+  | 'ReadFailed'
   | 'Corrupted'
   | 'Interrupted'
   | 'Unknown';

@@ -399,6 +399,23 @@ export function describeError(
           'Check that the Jupyter server is running and that you may write to the folder, then try again.'
         )
       };
+    case 'ReadFailed':
+      return {
+        title: trans.__('Could not read the notebook'),
+        message: detail.jupyterStatus
+          ? trans.__(
+              "The Jupyter server could not read '%1' (HTTP %2); nothing was published.",
+              String(detail.path ?? ''),
+              String(detail.jupyterStatus)
+            )
+          : trans.__(
+              "The Jupyter server could not read '%1'; nothing was published.",
+              String(detail.path ?? '')
+            ),
+        fix: trans.__(
+          'Check that the Jupyter server is running and the file is still there, then publish again.'
+        )
+      };
     case 'Corrupted':
       return {
         title: trans.__('Damaged transfer'),

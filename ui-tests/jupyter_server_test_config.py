@@ -10,6 +10,8 @@ from pathlib import Path
 from jupyterlab.galata import configure_jupyter_server
 
 configure_jupyter_server(c)  # noqa: F821
+# The same for Notebook 7, which the tests start beside Lab.
+c.JupyterNotebookApp.expose_app_in_browser = True  # noqa: F821
 
 # The test-only credentials endpoint of the "endpoint" mode tests
 # (test_server/bookshelf_test_credentials.py): it is not in the package.

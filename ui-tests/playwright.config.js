@@ -11,6 +11,11 @@ const s3Port = Number(process.env.BOOKSHELF_TEST_S3_PORT || 19000);
 // the next two ports too, for an S3 server of their own that they stop.
 const proxyPort = Number(process.env.BOOKSHELF_TEST_PROXY_PORT || s3Port + 1);
 process.env.BOOKSHELF_TEST_PROXY_PORT = String(proxyPort);
+// Notebook 7, started beside Lab with the same files, settings and S3 server.
+const notebookPort = Number(
+  process.env.BOOKSHELF_TEST_NOTEBOOK_PORT || labPort + 1
+);
+process.env.BOOKSHELF_TEST_NOTEBOOK_PORT = String(notebookPort);
 // The servers' state folder; tests read fixture.json from it.
 const runDir = path.resolve(
   process.env.BOOKSHELF_TEST_RUN_DIR ||
@@ -57,7 +62,7 @@ module.exports = {
     }
   },
   webServer: {
-    command: `python ../scripts/serve.py --mode test --s3-port ${s3Port} --lab-port ${labPort} --proxy-port ${proxyPort} --run-dir "${runDir}"`,
+    command: `python ../scripts/serve.py --mode test --s3-port ${s3Port} --lab-port ${labPort} --proxy-port ${proxyPort} --notebook-port ${notebookPort} --run-dir "${runDir}"`,
     url: `http://127.0.0.1:${labPort}/lab`,
     timeout: 120 * 1000,
     reuseExistingServer: false,

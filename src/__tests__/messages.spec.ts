@@ -173,6 +173,16 @@ const CASES: {
     fix: 'you may write to the folder',
     own: true
   },
+  ReadFailed: {
+    error: new BookshelfError('ReadFailed', 'Read failed.', {
+      path: 'reports/q3.ipynb',
+      jupyterStatus: 500,
+      bucket: 'published'
+    }),
+    message:
+      "The Jupyter server could not read 'reports/q3.ipynb' (HTTP 500); nothing was published.",
+    fix: 'Check that the Jupyter server is running'
+  },
   Interrupted: {
     error: new BookshelfError('Interrupted', 'Connection lost.', {
       bucket: 'examples',

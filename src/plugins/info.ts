@@ -47,7 +47,7 @@ export const infoPlugin: JupyterFrontEndPlugin<void> = {
       describedBy: { args: { type: 'object', properties: {} } },
       execute: async () => {
         if (tracker.currentWidget && !tracker.currentWidget.isDisposed) {
-          app.shell.activateById(tracker.currentWidget.id);
+          activate(app, tracker.currentWidget);
           return tracker.currentWidget;
         }
         // The panel's code loads when it is first opened.
@@ -98,6 +98,19 @@ function addToShell(app: JupyterFrontEnd, widget: Widget): void {
       return;
     }
     app.shell.add(widget, 'right', { rank: 1000 });
+  }
+  activate(app, widget);
+}
+
+/**
+ * Bring a panel to the front, also when it is a tab of Notebook 7's tree
+ * view, which the shell does not know about.
+ */
+function activate(app: JupyterFrontEnd, widget: Widget): void {
+  const tabs = widget.parent?.parent;
+  if (tabs instanceof TabPanel) {
+    tabs.currentWidget = widget;
+    return;
   }
   app.shell.activateById(widget.id);
 }

@@ -370,12 +370,13 @@ async function readSavedNotebook(
 function couldNotRead(path: string, error: unknown): BookshelfError {
   const status = (error as { response?: { status?: unknown } } | null)?.response
     ?.status;
+  const code = typeof status === 'number' ? status : undefined;
   return new BookshelfError(
-    'Unknown',
-    typeof status === 'number'
-      ? `The Jupyter server could not read '${path}' (HTTP ${status}): check that it is running, then publish again.`
+    'ReadFailed',
+    code
+      ? `The Jupyter server could not read '${path}' (HTTP ${code}): check that it is running, then publish again.`
       : `The Jupyter server could not read '${path}': check that it is running, then publish again.`,
-    { path, status: typeof status === 'number' ? status : undefined }
+    { path, jupyterStatus: code }
   );
 }
 

@@ -857,7 +857,7 @@ test.describe('the S3 server stopped during a transfer', () => {
     // Stop the server while the object is on its way.
     await expect(toast(page, `Cloning s3://examples/${key}`)).toBeVisible();
     await stop(moto);
-    await expect(toast(page, 'could not be reached')).toBeVisible({
+    await expect(toast(page, `Nothing answers at ${OWN_PROXY}`)).toBeVisible({
       timeout: 60000
     });
     expect(await listFolder(page, tmpPath)).toEqual([]);
@@ -886,7 +886,7 @@ test.describe('the S3 server stopped during a transfer', () => {
     await publishInDialog(page, path);
     await expect(toast(page, `Publishing ${path}`)).toBeVisible();
     await stop(moto);
-    await expect(toast(page, 'could not be reached')).toBeVisible({
+    await expect(toast(page, `Nothing answers at ${OWN_PROXY}`)).toBeVisible({
       timeout: 60000
     });
     expect(await readFile(page, path)).toBe(mine);

@@ -1,6 +1,6 @@
 import { expect, IJupyterLabPageFixture, test } from '@jupyterlab/galata';
 
-import { listFolder } from './helpers';
+import { getObject, listFolder, readFile } from './helpers';
 
 async function runFromPalette(
   page: IJupyterLabPageFixture,
@@ -61,5 +61,53 @@ test.describe('with the keyboard alone', () => {
     await page.keyboard.press('Escape');
     await expect(dialog).toHaveCount(0);
     expect(await listFolder(page, tmpPath)).toEqual([]);
+  });
+
+  test('clone, then publish the open notebook: Enter confirms each dialog', async ({
+    page,
+    tmpPath
+  }) => {
+    await runFromPalette(page, 'Clone from S3');
+    const clone = page.locator('.jp-Dialog', { hasText: 'Clone from S3' });
+    await expect(clone.locator('input[name="bucket"]')).toBeFocused();
+    await page.keyboard.insertText(
+      's3://examples/tutorials/getting-started.ipynb'
+    );
+    await page.keyboard.press('Enter');
+    await expect(clone).toHaveCount(0);
+    // The clone opens; wait until its kernel has started, whose status
+    // changes re-render the palette.
+    const path = `${tmpPath}/getting-started.ipynb`;
+    await expect(
+      page.locator('.jp-mod-current .jp-Notebook').first()
+    ).toBeVisible({ timeout: 30000 });
+    await expect(page.locator('#jp-main-statusbar')).toContainText('Idle', {
+      timeout: 60000
+    });
+
+    // Kernel start may add the language to the notebook's metadata: save.
+    await page.keyboard.press('Escape');
+    await page.keyboard.press('Control+s');
+    await expect(page.locator('.jp-mod-current.jp-mod-dirty')).toHaveCount(0);
+
+    await runFromPalette(page, 'Publish Notebook');
+    const publish = page.locator('.jp-Dialog', {
+      hasText: 'Publish Notebook'
+    });
+    const destination = publish.locator('input[name="destination"]');
+    await expect(destination).toBeFocused();
+    await expect(destination).toHaveValue(path);
+    await expect(
+      publish.locator('.jp-Bookshelf-publish-status[data-state="new"]')
+    ).toBeVisible({ timeout: 30000 });
+    await page.keyboard.press('Enter');
+    await expect(publish).toHaveCount(0);
+    await expect
+      .poll(async () => (await getObject('published', path)) !== null, {
+        timeout: 30000
+      })
+      .toBe(true);
+    const stored = await getObject('published', path);
+    expect(stored!.body.toString('utf8')).toBe(await readFile(page, path));
   });
 });

@@ -1,0 +1,214 @@
+/**
+ * The extension in Jupyter Notebook 7, which scripts/serve.py starts beside
+ * JupyterLab (same files, settings and S3 server; default URL /tree):
+ * clone by link (the link hands off to /tree), the clone dialog, publish
+ * from the tree view's context menu and from the notebook's File menu, and
+ * the info panel in both views.
+ */
+import { expect, test } from '@jupyterlab/galata';
+import type { Page } from '@playwright/test';
+
+import { getObject, readFile } from './helpers';
+
+const NOTEBOOK_URL = `http://127.0.0.1:${process.env.BOOKSHELF_TEST_NOTEBOOK_PORT}`;
+
+const NOTEBOOK =
+  JSON.stringify(
+    {
+      cells: [
+        {
+          cell_type: 'markdown',
+          id: 'n7',
+          metadata: {},
+          source: ['# Published from Notebook 7']
+        }
+      ],
+      metadata: {},
+      nbformat: 4,
+      nbformat_minor: 5
+    },
+    null,
+    1
+  ) + '\n';
+
+// Galata's fixtures, pointed at Notebook: its pages are under the base URL
+// (`/tree`, `/notebooks`), and it is ready once its main panel is there.
+test.use({
+  baseURL: NOTEBOOK_URL,
+  appPath: '',
+  waitForApplication: async ({}, use) => {
+    await use(async (page: Page) => {
+      await page.waitForSelector('#main-panel');
+    });
+  }
+});
+
+test.beforeAll(async () => {
+  // Notebook starts with Lab; wait for it if it is still starting.
+  for (let attempt = 0; attempt < 120; attempt++) {
+    try {
+      if ((await fetch(`${NOTEBOOK_URL}/api/status`)).ok) {
+        return;
+      }
+    } catch {
+      // Not listening yet.
+    }
+    await new Promise(resolve => setTimeout(resolve, 500));
+  }
+  throw new Error(`Notebook 7 did not start at ${NOTEBOOK_URL}`);
+});
+
+function cloneDialog(page: Page) {
+  return page.locator('.jp-Dialog', { hasText: 'Clone from S3' });
+}
+
+function publishDialog(page: Page) {
+  return page.locator('.jp-Dialog', { hasText: 'Publish Notebook' });
+}
+
+function toast(page: Page, text: string) {
+  return page.locator('.Toastify__toast', { hasText: text });
+}
+
+async function runCommand(page: Page, id: string, args: object = {}) {
+  await page.evaluate(
+    ({ id, args }) => {
+      void (window as any).jupyterapp.commands.execute(id, args);
+    },
+    { id, args }
+  );
+}
+
+test.describe('Notebook 7', () => {
+  test('the clone link hands off to /tree; Clone writes and opens the notebook', async ({
+    page,
+    context,
+    tmpPath
+  }) => {
+    await page.goto(
+      `${NOTEBOOK_URL}/bookshelf/clone?s3_bucket=examples&s3_key=reports/2026/q3.ipynb&target_path=${encodeURIComponent(`${tmpPath}/`)}`
+    );
+    await page.waitForURL(/\/tree/);
+    const dialog = cloneDialog(page);
+    await expect(dialog).toBeVisible({ timeout: 30000 });
+    await expect(dialog.locator('input[name="bucket"]')).toHaveValue(
+      'examples'
+    );
+    await expect(dialog.locator('input[name="key"]')).toHaveValue(
+      'reports/2026/q3.ipynb'
+    );
+    // The link's parameters are gone from the address bar.
+    expect(page.url()).not.toContain('s3_key');
+
+    // Notebook opens documents in a new browser tab.
+    const opened = context.waitForEvent('page');
+    await dialog.getByRole('button', { name: 'Clone' }).click();
+    await expect(
+      toast(page, 'Cloned s3://examples/reports/2026/q3.ipynb')
+    ).toBeVisible({
+      timeout: 30000
+    });
+    const notebookPage = await opened;
+    await notebookPage.waitForURL(
+      new RegExp(`/notebooks/${tmpPath}/q3\\.ipynb`)
+    );
+    const cloned = JSON.parse(await readFile(page, `${tmpPath}/q3.ipynb`));
+    expect(cloned.nbformat).toBe(4);
+    await notebookPage.close();
+  });
+
+  test('the clone dialog from the command names the free name', async ({
+    page,
+    tmpPath
+  }) => {
+    await page.contents.uploadContent(NOTEBOOK, 'text', `${tmpPath}/q3.ipynb`);
+    await runCommand(page, 'bookshelf:clone', {
+      s3_bucket: 'examples',
+      s3_key: 'reports/2026/q3.ipynb',
+      target_path: `${tmpPath}/`
+    });
+    const dialog = cloneDialog(page);
+    await expect(dialog).toBeVisible({ timeout: 30000 });
+    await expect(dialog).toContainText('q3-1.ipynb');
+    await dialog.getByRole('button', { name: 'Cancel' }).click();
+    await expect(dialog).toHaveCount(0);
+  });
+
+  test("publish from the tree view's context menu", async ({
+    page,
+    tmpPath
+  }) => {
+    const name = `tree-${Date.now()}.ipynb`;
+    const path = `${tmpPath}/${name}`;
+    await page.contents.uploadContent(NOTEBOOK, 'text', path);
+    await page.goto(`${NOTEBOOK_URL}/tree/${tmpPath}`);
+    const item = page.locator('.jp-DirListing-item', { hasText: name });
+    await expect(item).toBeVisible({ timeout: 30000 });
+    await item.click({ button: 'right' });
+    await page.getByRole('menuitem', { name: 'Publish', exact: true }).click();
+    const dialog = publishDialog(page);
+    await expect(
+      dialog.locator('.jp-Bookshelf-publish-status[data-state="new"]')
+    ).toBeVisible({ timeout: 30000 });
+    await dialog.getByRole('button', { name: 'Publish' }).click();
+    await expect(toast(page, 'Published version')).toBeVisible({
+      timeout: 30000
+    });
+    const stored = await getObject('published', path);
+    expect(stored!.body.toString('utf8')).toBe(NOTEBOOK);
+  });
+
+  test("publish from the notebook's File menu", async ({ page, tmpPath }) => {
+    const name = `menu-${Date.now()}.ipynb`;
+    const path = `${tmpPath}/${name}`;
+    await page.contents.uploadContent(NOTEBOOK, 'text', path);
+    await page.goto(`${NOTEBOOK_URL}/notebooks/${path}`);
+    await expect(page.locator('.jp-Notebook')).toBeVisible({ timeout: 30000 });
+    await page.locator('.lm-MenuBar-item', { hasText: 'File' }).click();
+    await page
+      .getByRole('menuitem', { name: 'Publish Notebook…', exact: true })
+      .click();
+    const dialog = publishDialog(page);
+    await expect(
+      dialog.locator('.jp-Bookshelf-publish-status[data-state="new"]')
+    ).toBeVisible({ timeout: 30000 });
+    await expect(dialog.locator('input[name="destination"]')).toHaveValue(path);
+    await dialog.getByRole('button', { name: 'Publish' }).click();
+    await expect(toast(page, 'Published version')).toBeVisible({
+      timeout: 30000
+    });
+    const stored = await getObject('published', path);
+    expect(stored!.body.toString('utf8')).toBe(NOTEBOOK);
+  });
+
+  test('the info panel is a tab of the tree view, and a side panel beside a notebook', async ({
+    page,
+    tmpPath
+  }) => {
+    await runCommand(page, 'bookshelf:info');
+    const panel = page.locator('.jp-Bookshelf-infoPanel');
+    await expect(panel).toBeVisible({ timeout: 30000 });
+    await expect(
+      page.locator('#main-panel .lm-TabBar-tab', { hasText: 'Bookshelf' })
+    ).toBeVisible();
+    await expect(panel.locator('.jp-Bookshelf-info-checks')).toHaveAttribute(
+      'aria-busy',
+      'false',
+      { timeout: 30000 }
+    );
+    // Every check passes on the demo configuration, also from /tree.
+    for (const item of await panel.locator('[data-check]').all()) {
+      await expect(item).toHaveAttribute('data-state', 'pass');
+    }
+
+    const path = `${tmpPath}/side.ipynb`;
+    await page.contents.uploadContent(NOTEBOOK, 'text', path);
+    await page.goto(`${NOTEBOOK_URL}/notebooks/${path}`);
+    await expect(page.locator('.jp-Notebook')).toBeVisible({ timeout: 30000 });
+    await runCommand(page, 'bookshelf:info');
+    const side = page.locator('#jp-right-stack .jp-Bookshelf-infoPanel');
+    await expect(side).toBeVisible({ timeout: 30000 });
+    // The notebook stays in the main area.
+    await expect(page.locator('#main-panel .jp-Notebook')).toBeVisible();
+  });
+});
