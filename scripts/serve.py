@@ -129,7 +129,7 @@ def main() -> int:
     env["JUPYTERLAB_SETTINGS_DIR"] = str(user_settings_dir)
     env["JUPYTERLAB_WORKSPACES_DIR"] = str(workspaces_dir)
 
-    def server_command(module: str, app: str, port: int) -> list[str]:
+    def server_command(module: str, apps: list[str], port: int) -> list[str]:
         command = [
             sys.executable,
             "-m",
@@ -139,10 +139,13 @@ def main() -> int:
             f"--ServerApp.port={port}",
             "--ServerApp.port_retries=0",
             f"--ServerApp.root_dir={root_dir}",
-            f"--{app}.app_settings_dir={app_settings_dir}",
-            f"--{app}.user_settings_dir={user_settings_dir}",
-            f"--{app}.workspaces_dir={workspaces_dir}",
         ]
+        for app in apps:
+            command += [
+                f"--{app}.app_settings_dir={app_settings_dir}",
+                f"--{app}.user_settings_dir={user_settings_dir}",
+                f"--{app}.workspaces_dir={workspaces_dir}",
+            ]
         if os.geteuid() == 0:
             command.append("--ServerApp.allow_root=True")
         if test:
@@ -158,7 +161,7 @@ def main() -> int:
     # The tests keep the servers' logs in files, beside the S3 server's.
     log = open(run_dir / "lab.log", "ab") if test else None  # noqa: SIM115
     lab = subprocess.Popen(
-        server_command("jupyterlab", "LabApp", args.lab_port),
+        server_command("jupyterlab", ["LabApp"], args.lab_port),
         env=env,
         cwd=str(root_dir),
         stdout=log,
@@ -171,7 +174,13 @@ def main() -> int:
     if test and args.notebook_port:
         notebook_log = open(run_dir / "notebook.log", "ab")  # noqa: SIM115
         notebook = subprocess.Popen(
-            server_command("notebook", "JupyterNotebookApp", args.notebook_port),
+            server_command(
+                # Lab's server extension loads too and may answer the
+                # settings API: both get the same folders.
+                "notebook",
+                ["JupyterNotebookApp", "LabApp"],
+                args.notebook_port,
+            ),
             env=env,
             cwd=str(root_dir),
             stdout=notebook_log,

@@ -79,7 +79,9 @@ test.describe('with the keyboard alone', () => {
     // changes re-render the palette.
     const path = `${tmpPath}/getting-started.ipynb`;
     await expect(
-      page.locator('.jp-mod-current .jp-Notebook').first()
+      page.locator('.lm-DockPanel-tabBar .lm-TabBar-tab.jp-mod-current', {
+        hasText: 'getting-started.ipynb'
+      })
     ).toBeVisible({ timeout: 30000 });
     await expect(page.locator('#jp-main-statusbar')).toContainText('Idle', {
       timeout: 60000
@@ -88,7 +90,9 @@ test.describe('with the keyboard alone', () => {
     // Kernel start may add the language to the notebook's metadata: save.
     await page.keyboard.press('Escape');
     await page.keyboard.press('Control+s');
-    await expect(page.locator('.jp-mod-current.jp-mod-dirty')).toHaveCount(0);
+    await expect(
+      page.locator('.lm-TabBar-tab.jp-mod-current.jp-mod-dirty')
+    ).toHaveCount(0);
 
     await runFromPalette(page, 'Publish Notebook');
     const publish = page.locator('.jp-Dialog', {

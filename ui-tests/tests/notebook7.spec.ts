@@ -23,7 +23,13 @@ const NOTEBOOK =
           source: ['# Published from Notebook 7']
         }
       ],
-      metadata: {},
+      metadata: {
+        kernelspec: {
+          display_name: 'Python 3 (ipykernel)',
+          language: 'python',
+          name: 'python3'
+        }
+      },
       nbformat: 4,
       nbformat_minor: 5
     },
@@ -85,7 +91,9 @@ test.describe('Notebook 7', () => {
     context,
     tmpPath
   }) => {
-    await page.goto(
+    // As a click on a shared link would (Galata's goto expects an app page).
+    await page.evaluate(
+      url => window.location.assign(url),
       `${NOTEBOOK_URL}/bookshelf/clone?s3_bucket=examples&s3_key=reports/2026/q3.ipynb&target_path=${encodeURIComponent(`${tmpPath}/`)}`
     );
     await page.waitForURL(/\/tree/);
@@ -141,7 +149,10 @@ test.describe('Notebook 7', () => {
     const name = `tree-${Date.now()}.ipynb`;
     const path = `${tmpPath}/${name}`;
     await page.contents.uploadContent(NOTEBOOK, 'text', path);
-    await page.goto(`${NOTEBOOK_URL}/tree/${tmpPath}`);
+    await page.evaluate(
+      url => window.location.assign(url),
+      `${NOTEBOOK_URL}/tree/${tmpPath}`
+    );
     const item = page.locator('.jp-DirListing-item', { hasText: name });
     await expect(item).toBeVisible({ timeout: 30000 });
     await item.click({ button: 'right' });
@@ -162,7 +173,10 @@ test.describe('Notebook 7', () => {
     const name = `menu-${Date.now()}.ipynb`;
     const path = `${tmpPath}/${name}`;
     await page.contents.uploadContent(NOTEBOOK, 'text', path);
-    await page.goto(`${NOTEBOOK_URL}/notebooks/${path}`);
+    await page.evaluate(
+      url => window.location.assign(url),
+      `${NOTEBOOK_URL}/notebooks/${path}`
+    );
     await expect(page.locator('.jp-Notebook')).toBeVisible({ timeout: 30000 });
     await page.locator('.lm-MenuBar-item', { hasText: 'File' }).click();
     await page
@@ -203,7 +217,10 @@ test.describe('Notebook 7', () => {
 
     const path = `${tmpPath}/side.ipynb`;
     await page.contents.uploadContent(NOTEBOOK, 'text', path);
-    await page.goto(`${NOTEBOOK_URL}/notebooks/${path}`);
+    await page.evaluate(
+      url => window.location.assign(url),
+      `${NOTEBOOK_URL}/notebooks/${path}`
+    );
     await expect(page.locator('.jp-Notebook')).toBeVisible({ timeout: 30000 });
     await runCommand(page, 'bookshelf:info');
     const side = page.locator('#jp-right-stack .jp-Bookshelf-infoPanel');
