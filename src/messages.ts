@@ -114,7 +114,8 @@ function megabytes(bytes: number): string {
  * Describe an error for a person: a translated title, message and fix for
  * every code, built from the error's detail (never a secret). Texts that
  * come from validation (InvalidRequest, NotANotebook, Conflict, SaveFailed,
- * Corrupted) keep the error's own message, which names the rule broken.
+ * Corrupted) keep the error's own message, which names the rule broken; the
+ * logic modules translate it with the bundle the model gives them.
  */
 export function describeError(
   error: unknown,
