@@ -368,7 +368,12 @@ export function describeError(
       }
       return {
         title: trans.__('Changed meanwhile'),
-        message: error.message,
+        // The S3 service's own refusal (no reason) carries no translated
+        // text; publishing's (reason 'changed') does.
+        message:
+          detail.reason === undefined && path
+            ? trans.__('%1 was changed by someone else meanwhile.', path)
+            : error.message,
         fix: trans.__(
           'Nothing was overwritten. Look at the newer version, then try again.'
         )

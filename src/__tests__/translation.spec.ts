@@ -3,7 +3,10 @@
  * is given, so that a translated Lab shows them translated; without one
  * they are the English texts the other tests assert.
  */
-import type { TranslationBundle } from '@jupyterlab/translation';
+import {
+  nullTranslator,
+  type TranslationBundle
+} from '@jupyterlab/translation';
 
 import { cloneObject } from '../clone/clone';
 import { checkNotebook, checkSize, classifyObject } from '../clone/content';
@@ -43,6 +46,8 @@ const marked = {
   _n: (singular: string, plural: string, n: number, ...args: unknown[]) =>
     '«' + fill(n === 1 ? singular : plural, [n, ...args]) + '»'
 } as unknown as TranslationBundle;
+
+const nullTranslatorBundle = () => nullTranslator.load('jupyterlab_bookshelf');
 
 const translated = (text: string) => /^«[\s\S]*»$/.test(text);
 
@@ -419,5 +424,21 @@ describe('clone and publish pass the bundle on', () => {
       message:
         "«s3://published/a.ipynb exists and the overwrite policy is 'never': nothing was published; choose another path.»"
     });
+  });
+});
+
+describe('describeError', () => {
+  it("translates the S3 service's own conflict, which has no reason", () => {
+    const error = new BookshelfError(
+      'PreconditionFailed',
+      's3://published/a.ipynb was changed by someone else meanwhile.',
+      { bucket: 'published', key: 'a.ipynb' }
+    );
+    expect(describeError(error, trans).message).toBe(
+      '«s3://published/a.ipynb was changed by someone else meanwhile.»'
+    );
+    expect(describeError(error, nullTranslatorBundle()).message).toBe(
+      error.message
+    );
   });
 });
