@@ -114,7 +114,8 @@ function megabytes(bytes: number): string {
  * Describe an error for a person: a translated title, message and fix for
  * every code, built from the error's detail (never a secret). Texts that
  * come from validation (InvalidRequest, NotANotebook, Conflict, SaveFailed,
- * Corrupted) keep the error's own message, which names the rule broken.
+ * Corrupted) keep the error's own message, which names the rule broken; the
+ * logic modules translate it with the bundle the model gives them.
  */
 export function describeError(
   error: unknown,
@@ -367,7 +368,12 @@ export function describeError(
       }
       return {
         title: trans.__('Changed meanwhile'),
-        message: error.message,
+        // The S3 service's own refusal (no reason) carries no translated
+        // text; publishing's (reason 'changed') does.
+        message:
+          detail.reason === undefined && path
+            ? trans.__('%1 was changed by someone else meanwhile.', path)
+            : error.message,
         fix: trans.__(
           'Nothing was overwritten. Look at the newer version, then try again.'
         )

@@ -9,6 +9,7 @@ import { nullTranslator, TranslationBundle } from '@jupyterlab/translation';
 import { ISignal, Signal } from '@lumino/signaling';
 
 import type { ICloneDependencies } from './clone/clone';
+import { TRANSLATION_DOMAIN } from './commands';
 import { BookshelfError } from './errors';
 import { requestAPI } from './request';
 import type { IObjectStoreConfig } from './s3/client';
@@ -38,7 +39,7 @@ export interface IBookshelfModelOptions {
   credentials: CredentialsProvider;
   /** The extension's version, for info. */
   version: string;
-  /** Translates the messages of the live checks. */
+  /** Translates the error messages and those of the live checks. */
   trans?: TranslationBundle;
   /**
    * Creates the object store. Default: the S3 SDK's, loaded on first use;
@@ -57,7 +58,7 @@ export interface IBookshelfModelOptions {
 export class BookshelfModel implements IBookshelf {
   constructor(options: IBookshelfModelOptions) {
     this._options = options;
-    this._trans = options.trans ?? nullTranslator.load('jupyterlab_bookshelf');
+    this._trans = options.trans ?? nullTranslator.load(TRANSLATION_DOMAIN);
   }
 
   get settings(): IBookshelfSettings {
@@ -166,7 +167,8 @@ export class BookshelfModel implements IBookshelf {
         defaultFolder: options.defaultFolder ?? '',
         maxObjectSizeMB: this._settings.maxObjectSizeMB,
         signal: options.signal,
-        onProgress: options.onProgress
+        onProgress: options.onProgress,
+        trans: this._trans
       });
     } catch (error) {
       // The request may be anything an API caller sent: name only text.
@@ -193,7 +195,8 @@ export class BookshelfModel implements IBookshelf {
         { store: await this.objectStore() },
         path,
         this._settings,
-        destination
+        destination,
+        this._trans
       );
     } catch (error) {
       throw await this.explain(error, { bucket: this._settings.publishBucket });
@@ -224,7 +227,8 @@ export class BookshelfModel implements IBookshelf {
           ...options,
           settings,
           serverOrigin: baseUrl.origin,
-          baseUrl: baseUrl.pathname
+          baseUrl: baseUrl.pathname,
+          trans: this._trans
         }
       );
     } catch (error) {

@@ -229,7 +229,7 @@ export function checkSettings(
         message: trans.__('No publish bucket is set.')
       });
     } else {
-      const rule = checkBucket(settings.publishBucket);
+      const rule = checkBucket(settings.publishBucket, trans);
       if (rule) {
         problems.push({
           setting: 'publishBucket',

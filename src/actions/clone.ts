@@ -192,7 +192,7 @@ export async function openCloneLink(
   }
   // The dialog shows a target_path split into folder and name, which
   // would hide some of its problems: a link's must be valid as it is.
-  const targetProblem = validateCloneRequest(query).find(
+  const targetProblem = validateCloneRequest(query, trans).find(
     problem => problem.field === 'target_path'
   );
   if (targetProblem) {

@@ -3,6 +3,11 @@
  */
 
 import type { Contents } from '@jupyterlab/services';
+import {
+  nullTranslator,
+  type TranslationBundle
+} from '@jupyterlab/translation';
+import { TRANSLATION_DOMAIN } from '../commands';
 import { BookshelfError, throwIfAborted } from '../errors';
 import type { ICloneRequest, ITransferProgress } from '../tokens';
 import type { IObjectStore } from '../s3/types';
@@ -46,6 +51,8 @@ export interface ICloneObjectOptions {
   onProgress?: (progress: ICloneProgress) => void;
   /** Passed to the writer; default: 8 MiB. */
   chunkSize?: number;
+  /** Translates the error messages; default: English. */
+  trans?: TranslationBundle;
 }
 
 /**
@@ -67,14 +74,16 @@ export async function cloneObject(
   options: ICloneObjectOptions
 ): Promise<Contents.IModel> {
   const { signal, onProgress } = options;
-  const checked = checkCloneRequest(request);
+  const trans = options.trans ?? nullTranslator.load(TRANSLATION_DOMAIN);
+  const checked = checkCloneRequest(request, trans);
   throwIfAborted(signal);
 
   // Settle where the file goes before downloading anything.
   const target = await findTarget(
     deps.contents,
     checked,
-    options.defaultFolder ?? ''
+    options.defaultFolder ?? '',
+    trans
   );
   throwIfAborted(signal);
 
@@ -86,19 +95,20 @@ export async function cloneObject(
       onProgress?.({ phase: 'download', loaded, total })
   });
   // The store refuses early when it knows the size; this covers the rest.
-  checkSize(object.bytes.length, options.maxObjectSizeMB);
+  checkSize(object.bytes.length, options.maxObjectSizeMB, trans);
   throwIfAborted(signal);
 
-  const data = classifyObject(target.name, object.bytes);
+  const data = classifyObject(target.name, object.bytes, trans);
   try {
     return await writeNewFile(deps.contents, target.folder, target.name, data, {
       signal,
       locks: deps.locks,
       chunkSize: options.chunkSize,
-      onProgress: progress => onProgress?.({ phase: 'save', ...progress })
+      onProgress: progress => onProgress?.({ phase: 'save', ...progress }),
+      trans
     });
   } catch (error) {
-    throw asSaveFailed(error, target.folder);
+    throw asSaveFailed(error, target.folder, trans);
   }
 }
 
@@ -110,7 +120,8 @@ export async function cloneObject(
 async function findTarget(
   contents: IContentsWriter,
   request: ICloneRequest,
-  defaultFolder: string
+  defaultFolder: string,
+  trans: TranslationBundle
 ): Promise<ICloneTarget> {
   let target = resolveTarget(request, defaultFolder);
   const targetPath = request.target_path;
@@ -122,11 +133,13 @@ async function findTarget(
     if (existing?.type === 'directory') {
       target = { folder: targetPath, name: keyBaseName(request.s3_key) };
       // The name now comes from the key, which validation did not check.
-      const problem = checkFileName(target.name, 's3_key');
+      const problem = checkFileName(target.name, 's3_key', trans);
       if (problem) {
-        throw new BookshelfError('InvalidRequest', `s3_key: ${problem}.`, {
-          field: 's3_key'
-        });
+        throw new BookshelfError(
+          'InvalidRequest',
+          trans.__('%1: %2.', 's3_key', problem),
+          { field: 's3_key' }
+        );
       }
       return target;
     }
@@ -136,21 +149,36 @@ async function findTarget(
     try {
       folder = await getModel(contents, target.folder);
     } catch (error) {
-      throw asSaveFailed(error, target.folder);
+      throw asSaveFailed(error, target.folder, trans);
     }
     // Without a target_path the folder is the caller's default.
-    const prefix = targetPath ? 'target_path: the' : 'The';
     if (!folder) {
       throw new BookshelfError(
         'InvalidRequest',
-        `${prefix} folder '${target.folder}' does not exist; create it first or choose another folder.`,
+        targetPath
+          ? trans.__(
+              "target_path: the folder '%1' does not exist; create it first or choose another folder.",
+              target.folder
+            )
+          : trans.__(
+              "The folder '%1' does not exist; create it first or choose another folder.",
+              target.folder
+            ),
         { field: targetPath ? 'target_path' : undefined, folder: target.folder }
       );
     }
     if (folder.type !== 'directory') {
       throw new BookshelfError(
         'InvalidRequest',
-        `${prefix} path '${target.folder}' is a file, not a folder; choose a folder.`,
+        targetPath
+          ? trans.__(
+              "target_path: the path '%1' is a file, not a folder; choose a folder.",
+              target.folder
+            )
+          : trans.__(
+              "The path '%1' is a file, not a folder; choose a folder.",
+              target.folder
+            ),
         { field: targetPath ? 'target_path' : undefined, folder: target.folder }
       );
     }

@@ -2,6 +2,12 @@
  * How a downloaded object is saved: a checked notebook, text, or binary.
  */
 
+import {
+  nullTranslator,
+  type TranslationBundle
+} from '@jupyterlab/translation';
+
+import { TRANSLATION_DOMAIN } from '../commands';
 import { BookshelfError } from '../errors';
 
 /**
@@ -44,11 +50,20 @@ export function sizeLimitBytes(maxObjectSizeMB: number): number {
 /**
  * Throw `TooLarge` when an object is over the limit.
  */
-export function checkSize(size: number, maxObjectSizeMB: number): void {
+export function checkSize(
+  size: number,
+  maxObjectSizeMB: number,
+  trans: TranslationBundle = nullTranslator.load(TRANSLATION_DOMAIN)
+): void {
   if (size > sizeLimitBytes(maxObjectSizeMB)) {
     throw new BookshelfError(
       'TooLarge',
-      `The object is ${formatMB(size)} MB (${size} bytes), more than the limit of ${maxObjectSizeMB} MB; ask an administrator to raise the maxObjectSizeMB setting.`,
+      trans.__(
+        'The object is %1 MB (%2 bytes), more than the limit of %3 MB; ask an administrator to raise the maxObjectSizeMB setting.',
+        formatMB(size),
+        size,
+        maxObjectSizeMB
+      ),
       { size, limitMB: maxObjectSizeMB }
     );
   }
@@ -63,12 +78,13 @@ export function checkSize(size: number, maxObjectSizeMB: number): void {
  */
 export function classifyObject(
   name: string,
-  bytes: Uint8Array
+  bytes: Uint8Array,
+  trans: TranslationBundle = nullTranslator.load(TRANSLATION_DOMAIN)
 ): IClassifiedObject {
   if (name.endsWith('.ipynb')) {
     const start = hasByteOrderMark(bytes) ? 3 : 0;
     const notebookBytes = start ? bytes.subarray(start) : bytes;
-    checkNotebook(notebookBytes);
+    checkNotebook(notebookBytes, trans);
     return { kind: 'notebook', format: 'text', bytes: notebookBytes };
   }
   if (isUtf8Text(bytes)) {
@@ -82,20 +98,32 @@ export function classifyObject(
  * `nbformat` 4, an integer `nbformat_minor`, a `metadata` object and a
  * `cells` list. The parsed value is dropped on return, so no second copy
  * of a large notebook stays in memory.
+ *
+ * The message is translated with `trans`; `detail.problem` holds the
+ * reason alone, and `purpose` says what only version 4 notebooks can be,
+ * so that publishing can say it in its own sentence.
  */
-export function checkNotebook(bytes: Uint8Array): void {
+export function checkNotebook(
+  bytes: Uint8Array,
+  trans: TranslationBundle = nullTranslator.load(TRANSLATION_DOMAIN),
+  purpose: 'clone' | 'publish' = 'clone'
+): void {
   let text: string;
   try {
     text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(
       bytes
     );
   } catch {
-    throw notANotebook('it is not UTF-8 text.');
+    throw notANotebook(trans.__('it is not UTF-8 text.'), trans);
   }
   const depth = jsonDepth(text, MAX_NOTEBOOK_DEPTH);
   if (depth > MAX_NOTEBOOK_DEPTH) {
     throw notANotebook(
-      `its JSON is nested more than ${MAX_NOTEBOOK_DEPTH} levels deep, which Jupyter cannot open.`
+      trans.__(
+        'its JSON is nested more than %1 levels deep, which Jupyter cannot open.',
+        MAX_NOTEBOOK_DEPTH
+      ),
+      trans
     );
   }
   let value: unknown;
@@ -106,27 +134,37 @@ export function checkNotebook(bytes: Uint8Array): void {
     const position = /position (\d+)/.exec(String(error))?.[1];
     throw notANotebook(
       position === undefined
-        ? 'it is not valid JSON.'
-        : `it is not valid JSON (error at character ${position}).`
+        ? trans.__('it is not valid JSON.')
+        : trans.__('it is not valid JSON (error at character %1).', position),
+      trans
     );
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    throw notANotebook('it is JSON, but not an object.');
+    throw notANotebook(trans.__('it is JSON, but not an object.'), trans);
   }
   const notebook = value as { [key: string]: unknown };
   for (const field of ['nbformat', 'nbformat_minor', 'metadata', 'cells']) {
     if (!(field in notebook)) {
-      throw notANotebook(`'${field}' is missing.`);
+      throw notANotebook(trans.__("'%1' is missing.", field), trans);
     }
   }
   if (notebook.nbformat !== 4) {
     const found = JSON.stringify(notebook.nbformat)?.slice(0, 20);
     throw notANotebook(
-      `'nbformat' is ${found}; only version 4 notebooks can be cloned.`
+      purpose === 'publish'
+        ? trans.__(
+            "'nbformat' is %1; only version 4 notebooks can be published.",
+            String(found)
+          )
+        : trans.__(
+            "'nbformat' is %1; only version 4 notebooks can be cloned.",
+            String(found)
+          ),
+      trans
     );
   }
   if (!Number.isInteger(notebook.nbformat_minor)) {
-    throw notANotebook("'nbformat_minor' is not an integer.");
+    throw notANotebook(trans.__("'nbformat_minor' is not an integer."), trans);
   }
   const metadata = notebook.metadata;
   if (
@@ -134,10 +172,10 @@ export function checkNotebook(bytes: Uint8Array): void {
     metadata === null ||
     Array.isArray(metadata)
   ) {
-    throw notANotebook("'metadata' is not an object.");
+    throw notANotebook(trans.__("'metadata' is not an object."), trans);
   }
   if (!Array.isArray(notebook.cells)) {
-    throw notANotebook("'cells' is not a list.");
+    throw notANotebook(trans.__("'cells' is not a list."), trans);
   }
 }
 
@@ -225,10 +263,14 @@ function hasByteOrderMark(bytes: Uint8Array): boolean {
   );
 }
 
-function notANotebook(reason: string): BookshelfError {
+function notANotebook(
+  reason: string,
+  trans: TranslationBundle
+): BookshelfError {
   return new BookshelfError(
     'NotANotebook',
-    `The object is not a Jupyter notebook: ${reason}`
+    trans.__('The object is not a Jupyter notebook: %1', reason),
+    { problem: reason }
   );
 }
 

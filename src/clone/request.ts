@@ -5,6 +5,12 @@
  * implements the same ones, so keep both in step.
  */
 
+import {
+  nullTranslator,
+  type TranslationBundle
+} from '@jupyterlab/translation';
+
+import { TRANSLATION_DOMAIN } from '../commands';
 import { BookshelfError } from '../errors';
 import type { ICloneRequest } from '../tokens';
 
@@ -29,7 +35,10 @@ export type CloneField = (typeof CLONE_FIELDS)[number];
 export interface ICloneProblem {
   /** The field at fault, or `request` when the request is not an object. */
   field: CloneField | 'request';
-  /** A sentence that starts with the field name and states the rule. */
+  /**
+   * A sentence that starts with the field name and states the rule, in the
+   * language of the bundle the rules were given.
+   */
   message: string;
 }
 
@@ -64,10 +73,12 @@ const BUCKET_SUFFIXES = [
 /**
  * Check a clone request (a POST body, or the parameters of a link read with
  * `readCloneQuery`). Reports at most one problem per field: the first rule
- * it breaks. An empty list means the request is valid.
+ * it breaks. An empty list means the request is valid. The messages are
+ * translated with `trans`; the field names are not, as they are the API's.
  */
 export function validateCloneRequest(
-  request: Partial<ICloneRequest> | unknown
+  request: Partial<ICloneRequest> | unknown,
+  trans: TranslationBundle = nullTranslator.load(TRANSLATION_DOMAIN)
 ): ICloneProblem[] {
   if (
     typeof request !== 'object' ||
@@ -77,8 +88,9 @@ export function validateCloneRequest(
     return [
       {
         field: 'request',
-        message:
+        message: trans.__(
           'request: a clone request is an object with s3_bucket and s3_key'
+        )
       }
     ];
   }
@@ -86,41 +98,41 @@ export function validateCloneRequest(
   const problems: ICloneProblem[] = [];
   const report = (field: CloneField, message: string | null) => {
     if (message !== null) {
-      problems.push({ field, message: `${field}: ${message}` });
+      problems.push({ field, message: trans.__('%1: %2', field, message) });
     }
   };
 
-  const bucket = readField(fields, 's3_bucket');
-  const key = readField(fields, 's3_key');
-  const targetPath = readField(fields, 'target_path');
-  const versionId = readField(fields, 's3_version_id');
+  const bucket = readField(fields, 's3_bucket', trans);
+  const key = readField(fields, 's3_key', trans);
+  const targetPath = readField(fields, 'target_path', trans);
+  const versionId = readField(fields, 's3_version_id', trans);
 
   report(
     's3_bucket',
     bucket.problem ??
-      checkRequired(bucket.value, 'a bucket name') ??
-      checkBucket(bucket.value!)
+      (bucket.value ? null : trans.__('a bucket name is required')) ??
+      checkBucket(bucket.value!, trans)
   );
   const keyProblem =
     key.problem ??
-    checkRequired(key.value, 'an object key') ??
-    checkKey(key.value!);
+    (key.value ? null : trans.__('an object key is required')) ??
+    checkKey(key.value!, trans);
   report('s3_key', keyProblem);
   const targetProblem =
     targetPath.problem ??
-    (targetPath.value ? checkTargetPath(targetPath.value) : null);
+    (targetPath.value ? checkTargetPath(targetPath.value, trans) : null);
   report('target_path', targetProblem);
   report(
     's3_version_id',
     versionId.problem ??
-      (versionId.value ? checkVersionId(versionId.value) : null)
+      (versionId.value ? checkVersionId(versionId.value, trans) : null)
   );
 
   // The file name comes from the key unless target_path names a file; the
   // target_path segment rules already cover a name taken from there.
   const nameFromKey = !targetPath.value || targetPath.value.endsWith('/');
   if (nameFromKey && keyProblem === null && targetProblem === null) {
-    report('s3_key', checkFileName(keyBaseName(key.value!), 's3_key'));
+    report('s3_key', checkFileName(keyBaseName(key.value!), 's3_key', trans));
   }
   return problems;
 }
@@ -132,30 +144,46 @@ export function validateCloneRequest(
  */
 export function checkFileName(
   name: string,
-  source: 's3_key' | 'target_path'
+  source: 's3_key' | 'target_path',
+  trans: TranslationBundle = nullTranslator.load(TRANSLATION_DOMAIN)
 ): string | null {
   if (name.startsWith('.')) {
     return source === 's3_key'
-      ? `the object's name '${name}' starts with a dot, which Jupyter hides; give a target_path`
-      : `the file name '${name}' starts with a dot, which Jupyter hides; choose another name`;
+      ? trans.__(
+          "the object's name '%1' starts with a dot, which Jupyter hides; give a target_path",
+          name
+        )
+      : trans.__(
+          "the file name '%1' starts with a dot, which Jupyter hides; choose another name",
+          name
+        );
   }
   const bytes = utf8Length(name);
   if (bytes > MAX_NAME_BYTES) {
     return source === 's3_key'
-      ? `the object's name has ${bytes} bytes of UTF-8, more than the ${MAX_NAME_BYTES} a file name may have; give a target_path`
-      : `a file name has at most ${MAX_NAME_BYTES} bytes of UTF-8 (got ${bytes})`;
+      ? trans.__(
+          "the object's name has %1 bytes of UTF-8, more than the %2 a file name may have; give a target_path",
+          bytes,
+          MAX_NAME_BYTES
+        )
+      : trans.__(
+          'a file name has at most %1 bytes of UTF-8 (got %2)',
+          MAX_NAME_BYTES,
+          bytes
+        );
   }
   return null;
 }
 
 /**
  * Validate a request and return it normalized; throws an `InvalidRequest`
- * error whose message lists every problem.
+ * error whose message lists every problem, translated with `trans`.
  */
 export function checkCloneRequest(
-  request: Partial<ICloneRequest> | unknown
+  request: Partial<ICloneRequest> | unknown,
+  trans: TranslationBundle = nullTranslator.load(TRANSLATION_DOMAIN)
 ): ICloneRequest {
-  const problems = validateCloneRequest(request);
+  const problems = validateCloneRequest(request, trans);
   if (problems.length > 0) {
     throw new BookshelfError(
       'InvalidRequest',
@@ -289,55 +317,68 @@ function isLowSurrogate(code: number): boolean {
  */
 function readField(
   fields: { [name: string]: unknown },
-  field: CloneField
+  field: CloneField,
+  trans: TranslationBundle
 ): { value?: string; problem?: string } {
   const value = fields[field];
   if (value === undefined || value === null) {
     return {};
   }
   if (Array.isArray(value) && value.length > 1) {
-    return { problem: 'given more than once' };
+    return { problem: trans.__('given more than once') };
   }
   if (typeof value !== 'string') {
-    const type = Array.isArray(value) ? 'a list' : typeof value;
-    return { problem: `must be text (got ${type})` };
+    // JavaScript's name of the type, as an API caller would write it.
+    return {
+      problem: Array.isArray(value)
+        ? trans.__('must be text (got a list)')
+        : trans.__('must be text (got %1)', typeof value)
+    };
   }
   return { value };
 }
 
-function checkRequired(value: string | undefined, what: string): string | null {
-  return value ? null : `${what} is required`;
-}
-
 /**
  * The S3 bucket naming rule a name breaks, or null; the same texts as the
- * shim's `check_bucket`. Also used for the publishBucket setting.
+ * shim's `check_bucket` (untranslated). Also used for the publishBucket
+ * setting.
  */
-export function checkBucket(bucket: string): string | null {
+export function checkBucket(
+  bucket: string,
+  trans: TranslationBundle = nullTranslator.load(TRANSLATION_DOMAIN)
+): string | null {
   if (bucket.length < 3 || bucket.length > 63) {
-    return `a bucket name has 3 to 63 characters (got ${bucket.length})`;
+    return trans.__(
+      'a bucket name has 3 to 63 characters (got %1)',
+      bucket.length
+    );
   }
   for (const character of bucket) {
     if (!BUCKET_CHARACTER.test(character)) {
-      return `a bucket name has only lowercase letters a-z, digits, dots and hyphens (found ${describeCharacter(character)})`;
+      return trans.__(
+        'a bucket name has only lowercase letters a-z, digits, dots and hyphens (found %1)',
+        describeCharacter(character)
+      );
     }
   }
   if (!/^[a-z0-9]/.test(bucket) || !/[a-z0-9]$/.test(bucket)) {
-    return 'a bucket name starts and ends with a letter or digit';
+    return trans.__('a bucket name starts and ends with a letter or digit');
   }
   if (bucket.includes('..')) {
-    return 'a bucket name has no two adjacent dots';
+    return trans.__('a bucket name has no two adjacent dots');
   }
   if (IPV4_LIKE.test(bucket)) {
-    return 'a bucket name must not be formatted like an IP address (e.g. 192.168.5.4)';
+    return trans.__(
+      'a bucket name must not be formatted like an IP address (e.g. 192.168.5.4)'
+    );
   }
   const prefix = BUCKET_PREFIXES.find(prefix => bucket.startsWith(prefix));
   if (prefix) {
-    return `a bucket name must not start with '${prefix}'`;
+    return trans.__("a bucket name must not start with '%1'", prefix);
   }
   const suffix = BUCKET_SUFFIXES.find(suffix => bucket.endsWith(suffix));
   if (suffix) {
-    return `a bucket name must not end with '${suffix}'`;
+    return trans.__("a bucket name must not end with '%1'", suffix);
   }
   return null;
 }
@@ -345,92 +386,149 @@ export function checkBucket(bucket: string): string | null {
 /**
  * The rule a non-empty object key breaks (without the field prefix), or null.
  */
-export function checkKey(key: string): string | null {
+export function checkKey(
+  key: string,
+  trans: TranslationBundle = nullTranslator.load(TRANSLATION_DOMAIN)
+): string | null {
   const bytes = utf8Length(key);
   if (bytes > MAX_PATH_BYTES) {
-    return `a key has 1 to ${MAX_PATH_BYTES} bytes of UTF-8 (got ${bytes})`;
+    return trans.__(
+      'a key has 1 to %1 bytes of UTF-8 (got %2)',
+      MAX_PATH_BYTES,
+      bytes
+    );
   }
-  const characters = checkCharacters(key, 'a key');
+  const characters = checkCharacters(key, 'key', trans);
   if (characters) {
     return characters;
   }
   if (key.endsWith('/')) {
-    return "the key ends with '/', which names a folder, not an object";
+    return trans.__(
+      "the key ends with '/', which names a folder, not an object"
+    );
   }
   const baseName = keyBaseName(key);
   if (baseName === '.' || baseName === '..') {
-    return `the key's last segment must not be '${baseName}'`;
+    return trans.__("the key's last segment must not be '%1'", baseName);
   }
   // A browser resolves '.' and '..' in a request's path (also written as
   // %2E), so the request would read another object, even of another bucket.
   if (key.split('/').some(segment => segment === '.' || segment === '..')) {
-    return "a key has no '.' or '..' segment: a browser would resolve it and read another object";
+    return trans.__(
+      "a key has no '.' or '..' segment: a browser would resolve it and read another object"
+    );
   }
   return null;
 }
 
-function checkTargetPath(path: string): string | null {
+function checkTargetPath(
+  path: string,
+  trans: TranslationBundle
+): string | null {
   if (path.startsWith('/')) {
-    return "a path is relative to the Jupyter root: remove the leading '/'";
+    return trans.__(
+      "a path is relative to the Jupyter root: remove the leading '/'"
+    );
   }
   if (path.includes('\\')) {
-    return "a path separates folders with '/', not '\\'";
+    return trans.__("a path separates folders with '/', not '\\'");
   }
-  const characters = checkCharacters(path, 'a path');
+  const characters = checkCharacters(path, 'path', trans);
   if (characters) {
     return characters;
   }
   const bytes = utf8Length(path);
   if (bytes > MAX_PATH_BYTES) {
-    return `a path has at most ${MAX_PATH_BYTES} bytes of UTF-8 (got ${bytes})`;
+    return trans.__(
+      'a path has at most %1 bytes of UTF-8 (got %2)',
+      MAX_PATH_BYTES,
+      bytes
+    );
   }
   // A single trailing '/' means "this folder".
   const segments = (path.endsWith('/') ? path.slice(0, -1) : path).split('/');
   for (const segment of segments) {
     if (segment === '') {
-      return "a path has no empty segment ('//')";
+      return trans.__("a path has no empty segment ('//')");
     }
     if (segment === '..') {
-      return "a path must not contain '..'";
+      return trans.__("a path must not contain '..'");
     }
     if (/^\.+$/.test(segment)) {
-      return `a path has no segment made only of dots (found '${segment}')`;
+      return trans.__(
+        "a path has no segment made only of dots (found '%1')",
+        segment
+      );
     }
     if (segment.startsWith('.')) {
-      return `'${segment}' starts with a dot, which Jupyter hides; choose another name`;
+      return trans.__(
+        "'%1' starts with a dot, which Jupyter hides; choose another name",
+        segment
+      );
     }
     const segmentBytes = utf8Length(segment);
     if (segmentBytes > MAX_NAME_BYTES) {
-      return `each name in a path has at most ${MAX_NAME_BYTES} bytes of UTF-8 (got ${segmentBytes})`;
+      return trans.__(
+        'each name in a path has at most %1 bytes of UTF-8 (got %2)',
+        MAX_NAME_BYTES,
+        segmentBytes
+      );
     }
   }
   return null;
 }
 
-function checkVersionId(versionId: string): string | null {
+function checkVersionId(
+  versionId: string,
+  trans: TranslationBundle
+): string | null {
   if (versionId.length > MAX_PATH_BYTES) {
-    return `a version id has 1 to ${MAX_PATH_BYTES} characters (got ${versionId.length})`;
+    return trans.__(
+      'a version id has 1 to %1 characters (got %2)',
+      MAX_PATH_BYTES,
+      versionId.length
+    );
   }
   if (!VERSION_ID.test(versionId)) {
     const bad = [...versionId].find(
       character => !VERSION_ID_CHARACTER.test(character)
     )!;
-    return `a version id has only letters, digits and . _ - + / = (found ${describeCharacter(bad)})`;
+    return trans.__(
+      'a version id has only letters, digits and . _ - + / = (found %1)',
+      describeCharacter(bad)
+    );
   }
   return null;
 }
 
 /**
- * The control and bidirectional formatting characters rules.
+ * The control and bidirectional formatting characters rules, for a key or
+ * a path (one sentence each, so that translations need no pieces).
  */
-function checkCharacters(text: string, what: string): string | null {
+function checkCharacters(
+  text: string,
+  what: 'key' | 'path',
+  trans: TranslationBundle
+): string | null {
   const control = CONTROL_CHARACTER.exec(text);
   if (control) {
-    return `${what} has no control characters (found ${describeCharacter(control[0])})`;
+    const found = describeCharacter(control[0]);
+    return what === 'key'
+      ? trans.__('a key has no control characters (found %1)', found)
+      : trans.__('a path has no control characters (found %1)', found);
   }
   const bidi = BIDI_CHARACTER.exec(text);
   if (bidi) {
-    return `${what} has no bidirectional formatting characters, which can disguise a file's type (found ${describeCharacter(bidi[0])})`;
+    const found = describeCharacter(bidi[0]);
+    return what === 'key'
+      ? trans.__(
+          "a key has no bidirectional formatting characters, which can disguise a file's type (found %1)",
+          found
+        )
+      : trans.__(
+          "a path has no bidirectional formatting characters, which can disguise a file's type (found %1)",
+          found
+        );
   }
   return null;
 }

@@ -8,6 +8,11 @@
  */
 
 import type { Contents } from '@jupyterlab/services';
+import {
+  nullTranslator,
+  type TranslationBundle
+} from '@jupyterlab/translation';
+import { TRANSLATION_DOMAIN } from '../commands';
 import { BookshelfError, throwIfAborted } from '../errors';
 import type { ITransferProgress } from '../tokens';
 import { bytesToBase64, decodeUtf8, type IFileData } from './content';
@@ -46,6 +51,8 @@ export interface IWriteOptions {
   locks?: IFolderLocks;
   /** How many names to try before giving up. Default: 10000. */
   maxAttempts?: number;
+  /** Translates the error messages; default: English. */
+  trans?: TranslationBundle;
 }
 
 /**
@@ -129,26 +136,46 @@ interface IInFlight {
  * A contents API failure as a `SaveFailed` error that says what happened;
  * other errors are returned as they are.
  */
-export function asSaveFailed(error: unknown, folder: string): unknown {
+export function asSaveFailed(
+  error: unknown,
+  folder: string,
+  trans: TranslationBundle = nullTranslator.load(TRANSLATION_DOMAIN)
+): unknown {
   if (error instanceof BookshelfError) {
     return error;
   }
-  const where = folder ? `the folder '${folder}'` : 'the root folder';
   const status = (error as { response?: { status?: unknown } } | null)?.response
     ?.status;
   if (typeof status === 'number') {
     const text = error instanceof Error ? error.message.trim() : '';
-    const said = text && text.length <= 300 ? `: ${text}` : '';
+    // The server's own words, untranslated, after its status.
+    const said = text && text.length <= 300 ? `${status}: ${text}` : status;
     return new BookshelfError(
       'SaveFailed',
-      `The Jupyter server could not save the file in ${where} (HTTP ${status}${said}); nothing was written.`,
+      folder
+        ? trans.__(
+            "The Jupyter server could not save the file in the folder '%1' (HTTP %2); nothing was written.",
+            folder,
+            said
+          )
+        : trans.__(
+            'The Jupyter server could not save the file in the root folder (HTTP %1); nothing was written.',
+            said
+          ),
       { folder, status }
     );
   }
   if (error instanceof Error && /network|fetch/i.test(error.message)) {
     return new BookshelfError(
       'SaveFailed',
-      `The Jupyter server could not be reached to save the file in ${where}; nothing was written.`,
+      folder
+        ? trans.__(
+            "The Jupyter server could not be reached to save the file in the folder '%1'; nothing was written.",
+            folder
+          )
+        : trans.__(
+            'The Jupyter server could not be reached to save the file in the root folder; nothing was written.'
+          ),
       { folder }
     );
   }
@@ -296,10 +323,23 @@ async function renameToFreeName(
       throw error;
     }
   }
-  const where = folder ? `the folder '${folder}'` : 'the root folder';
+  const trans = options.trans ?? nullTranslator.load(TRANSLATION_DOMAIN);
   throw new BookshelfError(
     'Conflict',
-    `No free name was found for '${name}' in ${where} after ${maxAttempts} attempts; choose another name or folder, or remove some copies.`,
+    folder
+      ? trans._n(
+          "No free name was found for '%2' in the folder '%3' after %1 attempt; choose another name or folder, or remove some copies.",
+          "No free name was found for '%2' in the folder '%3' after %1 attempts; choose another name or folder, or remove some copies.",
+          maxAttempts,
+          name,
+          folder
+        )
+      : trans._n(
+          "No free name was found for '%2' in the root folder after %1 attempt; choose another name or folder, or remove some copies.",
+          "No free name was found for '%2' in the root folder after %1 attempts; choose another name or folder, or remove some copies.",
+          maxAttempts,
+          name
+        ),
     { name, folder, attempts: maxAttempts }
   );
 }

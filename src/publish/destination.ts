@@ -4,12 +4,18 @@
  */
 
 import {
+  nullTranslator,
+  type TranslationBundle
+} from '@jupyterlab/translation';
+
+import {
+  checkBucket,
   checkFileName,
   checkKey,
   cloneLinkQuery,
-  keyBaseName,
-  validateCloneRequest
+  keyBaseName
 } from '../clone/request';
+import { TRANSLATION_DOMAIN } from '../commands';
 import type { ICloneRequest } from '../tokens';
 
 /**
@@ -34,18 +40,22 @@ export function publishKey(prefix: string, path: string): string {
  * What is wrong with the publish bucket's name, or null. The fix is in
  * the settings, so the message says so.
  */
-export function checkPublishBucket(bucket: string): string | null {
+export function checkPublishBucket(
+  bucket: string,
+  trans: TranslationBundle = nullTranslator.load(TRANSLATION_DOMAIN)
+): string | null {
   if (!bucket) {
-    return "No publish bucket is set: set 'Publish bucket' in the Bookshelf settings.";
+    return trans.__(
+      "No publish bucket is set: set 'Publish bucket' in the Bookshelf settings."
+    );
   }
-  // The clone rules for a bucket name; the key here is only a placeholder.
-  const problem = validateCloneRequest({
-    s3_bucket: bucket,
-    s3_key: 'placeholder'
-  }).find(candidate => candidate.field === 's3_bucket');
-  if (problem) {
-    const rule = problem.message.slice('s3_bucket: '.length);
-    return `The publish bucket is not a valid bucket name (${rule}): correct 'Publish bucket' in the Bookshelf settings.`;
+  // The clone rules for a bucket name.
+  const rule = checkBucket(bucket, trans);
+  if (rule) {
+    return trans.__(
+      "The publish bucket is not a valid bucket name (%1): correct 'Publish bucket' in the Bookshelf settings.",
+      rule
+    );
   }
   return null;
 }
@@ -59,32 +69,47 @@ export function checkPublishBucket(bucket: string): string | null {
  */
 export function checkPublishDestination(
   bucket: string,
-  key: string
+  key: string,
+  trans: TranslationBundle = nullTranslator.load(TRANSLATION_DOMAIN)
 ): string | null {
-  const bucketProblem = checkPublishBucket(bucket);
+  const bucketProblem = checkPublishBucket(bucket, trans);
   if (bucketProblem) {
     return bucketProblem;
   }
   if (!key) {
-    return 'The publish destination is empty: choose a path for the notebook.';
+    return trans.__(
+      'The publish destination is empty: choose a path for the notebook.'
+    );
   }
   const dotSegment = key
     .split('/')
     .find(segment => segment === '.' || segment === '..');
   if (dotSegment !== undefined) {
-    return `The publish destination has a '${dotSegment}' segment, which would address another object: choose a path without it.`;
+    return trans.__(
+      "The publish destination has a '%1' segment, which would address another object: choose a path without it.",
+      dotSegment
+    );
   }
-  const keyProblem = checkKey(key);
+  const keyProblem = checkKey(key, trans);
   if (keyProblem) {
-    return `The publish destination is not a valid object key (${keyProblem}): choose another path.`;
+    return trans.__(
+      'The publish destination is not a valid object key (%1): choose another path.',
+      keyProblem
+    );
   }
   if (!key.endsWith(NOTEBOOK_EXTENSION)) {
-    return `Only notebooks are published, so the destination must end in '${NOTEBOOK_EXTENSION}': choose another path.`;
+    return trans.__(
+      "Only notebooks are published, so the destination must end in '%1': choose another path.",
+      NOTEBOOK_EXTENSION
+    );
   }
   // The name a clone of the published notebook gets.
-  const nameProblem = checkFileName(keyBaseName(key), 'target_path');
+  const nameProblem = checkFileName(keyBaseName(key), 'target_path', trans);
   if (nameProblem) {
-    return `The published notebook could not be cloned under its name (${nameProblem}).`;
+    return trans.__(
+      'The published notebook could not be cloned under its name (%1).',
+      nameProblem
+    );
   }
   return null;
 }

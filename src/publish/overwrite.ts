@@ -3,6 +3,12 @@
  * overwrite policy and what exists at the destination.
  */
 
+import {
+  nullTranslator,
+  type TranslationBundle
+} from '@jupyterlab/translation';
+
+import { TRANSLATION_DOMAIN } from '../commands';
 import type { OverwritePolicy } from '../tokens';
 
 /**
@@ -56,13 +62,15 @@ export interface IOverwriteOptions {
  *   known (a store or CORS rule that hides it) the confirmed put has no
  *   condition.
  *
- * `where` names the object in messages (its `s3://` path).
+ * `where` names the object in messages (its `s3://` path); the messages are
+ * translated with `trans`.
  */
 export function decideOverwrite(
   policy: OverwritePolicy,
   existing: { etag?: string } | null,
   options: IOverwriteOptions = {},
-  where = 'The published object'
+  where?: string,
+  trans: TranslationBundle = nullTranslator.load(TRANSLATION_DOMAIN)
 ): OverwriteDecision {
   if (!existing) {
     return { action: 'put', condition: { ifNoneMatch: '*' } };
@@ -72,7 +80,14 @@ export function decideOverwrite(
       action: 'refuse',
       code: 'Conflict',
       reason: 'policy-never',
-      message: `${where} exists and the overwrite policy is 'never': nothing was published; choose another path.`
+      message: where
+        ? trans.__(
+            "%1 exists and the overwrite policy is 'never': nothing was published; choose another path.",
+            where
+          )
+        : trans.__(
+            "The published object exists and the overwrite policy is 'never': nothing was published; choose another path."
+          )
     };
   }
   if (policy === 'always') {
@@ -86,7 +101,9 @@ export function decideOverwrite(
       action: 'refuse',
       code: 'Conflict',
       reason: 'needs-confirmation',
-      message: `${where} exists; confirm to replace it.`
+      message: where
+        ? trans.__('%1 exists; confirm to replace it.', where)
+        : trans.__('The published object exists; confirm to replace it.')
     };
   }
   const etag = options.ifMatch || existing.etag;

@@ -3,8 +3,13 @@
  */
 
 import type { Contents } from '@jupyterlab/services';
+import {
+  nullTranslator,
+  type TranslationBundle
+} from '@jupyterlab/translation';
 import { checkNotebook } from '../clone/content';
 import { hasResponseStatus } from '../clone/writer';
+import { TRANSLATION_DOMAIN } from '../commands';
 import { BookshelfError, throwIfAborted } from '../errors';
 import { etagMd5 } from '../s3/integrity';
 import { md5, toHex } from '../s3/md5';
@@ -56,6 +61,8 @@ export interface IPublishNotebookOptions extends IPublishOptions {
   serverOrigin: string;
   /** The server's base URL, e.g. `/` or `/user/ana/`. */
   baseUrl: string;
+  /** Translates the error messages; default: English. */
+  trans?: TranslationBundle;
 }
 
 /**
@@ -82,9 +89,15 @@ export async function readPublishTarget(
   deps: Pick<IPublishDeps, 'store'>,
   path: string,
   settings: IBookshelfSettings,
-  destination?: string
+  destination?: string,
+  trans: TranslationBundle = nullTranslator.load(TRANSLATION_DOMAIN)
 ): Promise<IPublishTarget> {
-  const { bucket, key } = resolveDestination(path, settings, destination);
+  const { bucket, key } = resolveDestination(
+    path,
+    settings,
+    destination,
+    trans
+  );
   const existing = await deps.store.headObject(bucket, key);
   return { bucket, key, s3_path: s3Path(bucket, key), existing };
 }
@@ -109,17 +122,19 @@ export async function publishNotebook(
   options: IPublishNotebookOptions
 ): Promise<IPublishResult> {
   const { settings, signal } = options;
+  const trans = options.trans ?? nullTranslator.load(TRANSLATION_DOMAIN);
   const { bucket, key } = resolveDestination(
     path,
     settings,
-    options.destination
+    options.destination,
+    trans
   );
   const where = s3Path(bucket, key);
   throwIfAborted(signal);
 
   const bytes = options.body
-    ? notebookBodyBytes(path, options.body)
-    : await readSavedNotebook(deps, path);
+    ? notebookBodyBytes(path, options.body, trans)
+    : await readSavedNotebook(deps, path, trans);
   throwIfAborted(signal);
 
   const existing = await deps.store.headObject(bucket, key);
@@ -127,7 +142,8 @@ export async function publishNotebook(
     settings.overwritePolicy,
     existing,
     options,
-    where
+    where,
+    trans
   );
   if (decision.action === 'refuse') {
     throw new BookshelfError(decision.code, decision.message, {
@@ -169,7 +185,7 @@ export async function publishNotebook(
       // Someone created the object after we looked; 'always' replaces it.
       result = await put({});
     } else {
-      throw changedMeanwhile(where, bucket, key, decision.condition);
+      throw changedMeanwhile(where, bucket, key, decision.condition, trans);
     }
   }
 
@@ -219,12 +235,13 @@ async function ownObject(
 function resolveDestination(
   path: string,
   settings: IBookshelfSettings,
-  destination?: string
+  destination: string | undefined,
+  trans: TranslationBundle
 ): { bucket: string; key: string } {
   if (typeof path !== 'string' || !path) {
     throw new BookshelfError(
       'InvalidRequest',
-      'The path of the notebook to publish must be a non-empty text.'
+      trans.__('The path of the notebook to publish must be a non-empty text.')
     );
   }
   if (
@@ -234,29 +251,37 @@ function resolveDestination(
   ) {
     throw new BookshelfError(
       'InvalidRequest',
-      'The publish destination must be text: a path below the publish prefix.'
+      trans.__(
+        'The publish destination must be text: a path below the publish prefix.'
+      )
     );
   }
   const bucket = settings.publishBucket;
   if (!bucket) {
     throw new BookshelfError(
       'PublishNotConfigured',
-      "No publish bucket is set: set 'Publish bucket' in the Bookshelf settings."
+      trans.__(
+        "No publish bucket is set: set 'Publish bucket' in the Bookshelf settings."
+      )
     );
   }
-  const bucketProblem = checkPublishBucket(bucket);
+  const bucketProblem = checkPublishBucket(bucket, trans);
   if (bucketProblem) {
     throw new BookshelfError('PublishNotConfigured', bucketProblem);
   }
   if (!path.endsWith(NOTEBOOK_EXTENSION)) {
     throw new BookshelfError(
       'NotANotebook',
-      `Only notebooks can be published, and '${path}' is not one (its name does not end in '${NOTEBOOK_EXTENSION}').`,
+      trans.__(
+        "Only notebooks can be published, and '%1' is not one (its name does not end in '%2').",
+        path,
+        NOTEBOOK_EXTENSION
+      ),
       { path }
     );
   }
   const key = publishKey(settings.publishPrefix, destination ?? path);
-  const problem = checkPublishDestination(bucket, key);
+  const problem = checkPublishDestination(bucket, key, trans);
   if (problem) {
     throw new BookshelfError('InvalidRequest', problem, { bucket });
   }
@@ -267,7 +292,11 @@ function resolveDestination(
  * The bytes of a notebook given as a request body, written as Jupyter
  * writes notebooks (one-space indent, final newline).
  */
-function notebookBodyBytes(path: string, body: IPublishBody): Uint8Array {
+function notebookBodyBytes(
+  path: string,
+  body: IPublishBody,
+  trans: TranslationBundle
+): Uint8Array {
   if (
     typeof body !== 'object' ||
     body === null ||
@@ -278,7 +307,9 @@ function notebookBodyBytes(path: string, body: IPublishBody): Uint8Array {
   ) {
     throw new BookshelfError(
       'InvalidRequest',
-      "The publish body must be {type: 'notebook', content: <the notebook as an object>}.",
+      trans.__(
+        "The publish body must be {type: 'notebook', content: <the notebook as an object>}."
+      ),
       { path }
     );
   }
@@ -288,12 +319,15 @@ function notebookBodyBytes(path: string, body: IPublishBody): Uint8Array {
   } catch {
     throw new BookshelfError(
       'NotANotebook',
-      `The notebook given for '${path}' cannot be written as JSON, so it was not published.`,
+      trans.__(
+        "The notebook given for '%1' cannot be written as JSON, so it was not published.",
+        path
+      ),
       { path }
     );
   }
   const bytes = new TextEncoder().encode(text);
-  checkPublishable(path, bytes);
+  checkPublishable(path, bytes, trans);
   return bytes;
 }
 
@@ -303,7 +337,8 @@ function notebookBodyBytes(path: string, body: IPublishBody): Uint8Array {
  */
 async function readSavedNotebook(
   deps: IPublishDeps,
-  path: string
+  path: string,
+  trans: TranslationBundle
 ): Promise<Uint8Array> {
   const { contents, readBytes } = deps;
   if (readBytes) {
@@ -311,16 +346,12 @@ async function readSavedNotebook(
     try {
       bytes = await readBytes(path);
     } catch (error) {
-      throw couldNotRead(path, error);
+      throw couldNotRead(path, error, trans);
     }
     if (bytes === null) {
-      throw new BookshelfError(
-        'InvalidRequest',
-        `There is no file '${path}' in the file tree: save the notebook first, or check its path.`,
-        { path }
-      );
+      throw noSuchFile(path, trans);
     }
-    checkPublishable(path, bytes);
+    checkPublishable(path, bytes, trans);
     return bytes;
   }
   let model: Contents.IModel;
@@ -332,17 +363,17 @@ async function readSavedNotebook(
     });
   } catch (error) {
     if (hasResponseStatus(error, 404)) {
-      throw new BookshelfError(
-        'InvalidRequest',
-        `There is no file '${path}' in the file tree: save the notebook first, or check its path.`,
-        { path }
-      );
+      throw noSuchFile(path, trans);
     }
     if (hasResponseStatus(error, 400)) {
       // The server refuses text it cannot decode as UTF-8, and folders.
-      throw notPublishable(path, 'the server cannot read it as UTF-8 text.');
+      throw notPublishable(
+        path,
+        trans.__('the server cannot read it as UTF-8 text.'),
+        trans
+      );
     }
-    throw couldNotRead(path, error);
+    throw couldNotRead(path, error, trans);
   }
   if (
     model.type === 'notebook' &&
@@ -351,31 +382,57 @@ async function readSavedNotebook(
   ) {
     // A contents manager that ignored `type: 'file'` sent the parsed
     // notebook: publish it as Jupyter would write it.
-    return notebookBodyBytes(path, {
-      type: 'notebook',
-      content: model.content
-    });
+    return notebookBodyBytes(
+      path,
+      {
+        type: 'notebook',
+        content: model.content
+      },
+      trans
+    );
   }
   if (typeof model.content !== 'string') {
-    throw notPublishable(path, 'it is not a file of text.');
+    throw notPublishable(path, trans.__('it is not a file of text.'), trans);
   }
   const bytes = new TextEncoder().encode(model.content);
-  checkPublishable(path, bytes);
+  checkPublishable(path, bytes, trans);
   return bytes;
+}
+
+function noSuchFile(path: string, trans: TranslationBundle): BookshelfError {
+  return new BookshelfError(
+    'InvalidRequest',
+    trans.__(
+      "There is no file '%1' in the file tree: save the notebook first, or check its path.",
+      path
+    ),
+    { path }
+  );
 }
 
 /**
  * The Jupyter server failed to give a saved file's bytes.
  */
-function couldNotRead(path: string, error: unknown): BookshelfError {
+function couldNotRead(
+  path: string,
+  error: unknown,
+  trans: TranslationBundle
+): BookshelfError {
   const status = (error as { response?: { status?: unknown } } | null)?.response
     ?.status;
   const code = typeof status === 'number' ? status : undefined;
   return new BookshelfError(
     'ReadFailed',
     code
-      ? `The Jupyter server could not read '${path}' (HTTP ${code}): check that it is running, then publish again.`
-      : `The Jupyter server could not read '${path}': check that it is running, then publish again.`,
+      ? trans.__(
+          "The Jupyter server could not read '%1' (HTTP %2): check that it is running, then publish again.",
+          path,
+          code
+        )
+      : trans.__(
+          "The Jupyter server could not read '%1': check that it is running, then publish again.",
+          path
+        ),
     { path, jupyterStatus: code }
   );
 }
@@ -383,24 +440,34 @@ function couldNotRead(path: string, error: unknown): BookshelfError {
 /**
  * `checkNotebook`, with a message about publishing rather than cloning.
  */
-function checkPublishable(path: string, bytes: Uint8Array): void {
+function checkPublishable(
+  path: string,
+  bytes: Uint8Array,
+  trans: TranslationBundle
+): void {
   try {
-    checkNotebook(bytes);
+    checkNotebook(bytes, trans, 'publish');
   } catch (error) {
     if (error instanceof BookshelfError && error.code === 'NotANotebook') {
-      const reason = error.message
-        .replace(/^The object is not a Jupyter notebook: /, '')
-        .replace('can be cloned', 'can be published');
-      throw notPublishable(path, reason);
+      // The reason alone (translated), to be said in this sentence.
+      throw notPublishable(path, String(error.detail.problem), trans);
     }
     throw error;
   }
 }
 
-function notPublishable(path: string, reason: string): BookshelfError {
+function notPublishable(
+  path: string,
+  reason: string,
+  trans: TranslationBundle
+): BookshelfError {
   return new BookshelfError(
     'NotANotebook',
-    `'${path}' is not a valid Jupyter notebook, so it was not published: ${reason}`,
+    trans.__(
+      "'%1' is not a valid Jupyter notebook, so it was not published: %2",
+      path,
+      reason
+    ),
     { path }
   );
 }
@@ -424,11 +491,18 @@ function changedMeanwhile(
   where: string,
   bucket: string,
   key: string,
-  condition: PutCondition
+  condition: PutCondition,
+  trans: TranslationBundle
 ): BookshelfError {
   const message = condition.ifNoneMatch
-    ? `${where} was created by someone else while you were publishing; nothing was overwritten. Look at their version, then publish again.`
-    : `${where} was changed by someone else since you looked; nothing was overwritten. Look at the newer version, then publish again.`;
+    ? trans.__(
+        '%1 was created by someone else while you were publishing; nothing was overwritten. Look at their version, then publish again.',
+        where
+      )
+    : trans.__(
+        '%1 was changed by someone else since you looked; nothing was overwritten. Look at the newer version, then publish again.',
+        where
+      );
   return new BookshelfError('Conflict', message, {
     bucket,
     key,

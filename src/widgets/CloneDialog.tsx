@@ -78,7 +78,7 @@ export function formProblems(
     if (input === 'folder' && !folder) {
       continue;
     }
-    const problem = validateCloneRequest(request).find(
+    const problem = validateCloneRequest(request, trans).find(
       item => item.field === field
     );
     if (problem) {
