@@ -178,9 +178,19 @@ test.describe('Notebook 7', () => {
       `${NOTEBOOK_URL}/notebooks/${path}`
     );
     await expect(page.locator('.jp-Notebook')).toBeVisible({ timeout: 30000 });
+    // An edit not saved yet: a new cell below the first.
+    await page.locator('.jp-Notebook .jp-Cell').first().click();
+    await page.keyboard.press('Escape');
+    await page.keyboard.press('b');
+    await expect(page.locator('.jp-Notebook .jp-Cell')).toHaveCount(2);
     await page.locator('.lm-MenuBar-item', { hasText: 'File' }).click();
     await page
       .getByRole('menuitem', { name: 'Publish Notebook…', exact: true })
+      .click();
+    // Notebook 7 asks about unsaved changes as Lab does.
+    await page
+      .locator('.jp-Dialog', { hasText: 'Unsaved changes' })
+      .getByRole('button', { name: 'Save and Publish' })
       .click();
     const dialog = publishDialog(page);
     await expect(
@@ -192,7 +202,9 @@ test.describe('Notebook 7', () => {
       timeout: 30000
     });
     const stored = await getObject('published', path);
-    expect(stored!.body.toString('utf8')).toBe(NOTEBOOK);
+    const published = stored!.body.toString('utf8');
+    expect(published).toBe(await readFile(page, path));
+    expect(JSON.parse(published).cells).toHaveLength(2);
   });
 
   test('the info panel is a tab of the tree view, and a side panel beside a notebook', async ({
