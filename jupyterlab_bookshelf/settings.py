@@ -71,7 +71,11 @@ def _lab_app(server_app: Any) -> Any:
     if manager is None:
         return None
     points = manager.extension_points
-    preferred = [points.get("jupyterlab"), points.get("notebook")]
+    # Extension points are named by their app: JupyterLab's is "lab". With
+    # Notebook 7 installed, both load in one server, each with its own
+    # settings folders; JupyterLab's answer the settings API (it loads
+    # first), so its folders are the ones the page sees.
+    preferred = [points.get("lab"), points.get("notebook")]
     for point in [*preferred, *points.values()]:
         app = getattr(point, "app", None)
         if (

@@ -24,6 +24,12 @@ def with_jupyterlab():
 
 
 @pytest.fixture
+def with_notebook():
+    """Whether Notebook 7 runs as a server extension too (parametrize to change)."""
+    return False
+
+
+@pytest.fixture
 def default_url():
     """ServerApp.default_url, or None for the default (parametrize to change)."""
     return None
@@ -40,8 +46,12 @@ def lab_dirs(tmp_path):
 
 
 @pytest.fixture
-def jp_server_config(jp_server_config, with_jupyterlab, default_url, lab_dirs):
+def jp_server_config(jp_server_config, with_jupyterlab, with_notebook, default_url, lab_dirs):
     config = json.loads(json.dumps(jp_server_config))
+    if with_notebook:
+        # Notebook 7's own settings folders: its defaults, not the ones given
+        # to JupyterLab.
+        config["ServerApp"]["jpserver_extensions"]["notebook"] = True
     if with_jupyterlab:
         config["ServerApp"]["jpserver_extensions"]["jupyterlab"] = True
         config["LabApp"] = {
@@ -150,6 +160,14 @@ def test_info_with_publish_bucket_from_overrides(fetch, write_overrides):
     assert features["links_restricted"] is True
     assert features["settings_problem"] == ""
     assert all(isinstance(value, (bool, str)) for value in features.values())
+
+
+@pytest.mark.parametrize("with_notebook", [True])
+def test_with_notebook_7_installed_too_the_settings_are_jupyterlab_s(fetch, write_overrides):
+    write_overrides({"publishBucket": "team-published", "credentials": {"mode": "anonymous"}})
+    features = get_info(fetch)["features"]
+    assert features["publish_bucket"] == "team-published"
+    assert features["credentials_mode"] == "anonymous"
 
 
 def test_user_settings_win_over_overrides_and_are_read_per_request(
