@@ -6,10 +6,12 @@
  */
 const path = require('path');
 const { execFileSync } = require('child_process');
-const { performance } = require('perf_hooks');
 const { chromium } = require(
   path.join(__dirname, '..', 'ui-tests', 'node_modules', '@playwright', 'test')
 );
+
+const { performance } = require('perf_hooks');
+const { exposeBookshelf, openLab } = require('./page');
 
 const config = JSON.parse(process.argv[2]);
 
@@ -52,19 +54,6 @@ function curl(args) {
   return performance.now() - start;
 }
 
-/** Open Lab and wait until it is ready; resolves to the time it took. */
-async function openLab(page, url) {
-  const start = performance.now();
-  await page.goto(url, { waitUntil: 'domcontentloaded' });
-  await page.waitForFunction(
-    () => !!window.jupyterapp && !document.querySelector('#jupyterlab-splash'),
-    null,
-    { timeout: 120000, polling: 20 }
-  );
-  await page.evaluate(() => window.jupyterapp.restored);
-  return performance.now() - start;
-}
-
 /** Start-up: bytes of the extension's JS and the time to Lab ready. */
 async function measureStartup(browser) {
   const withExtension = [];
@@ -100,18 +89,6 @@ async function measureStartup(browser) {
     readyWith: median(withExtension),
     readyWithout: median(withoutExtension)
   };
-}
-
-/** Resolve the page's IBookshelf service onto window.bookshelf. */
-async function exposeBookshelf(page) {
-  await page.evaluate(async () => {
-    const app = window.jupyterapp;
-    const services = app.pluginRegistry._services;
-    const token = [...services.keys()].find(
-      key => key.name === 'jupyterlab-bookshelf:IBookshelf'
-    );
-    window.bookshelf = await app.resolveRequiredService(token);
-  });
 }
 
 /**

@@ -186,6 +186,8 @@ def table(results: dict, sizes: dict) -> str:
 
 
 def main() -> int:
+    # --profile: where a clone and a publish spend their time (profile.js).
+    profile = "--profile" in sys.argv[1:]
     if RUN_DIR.exists():
         shutil.rmtree(RUN_DIR)
     RUN_DIR.mkdir(parents=True)
@@ -220,6 +222,9 @@ def main() -> int:
             "rounds": ROUNDS,
             **{k: prepared[k] for k in ("objects", "sources", "files")},
         }
+        if profile:
+            subprocess.run(["node", str(BENCH / "profile.js"), json.dumps(config)], check=True)
+            return 0
         output = subprocess.run(
             ["node", str(BENCH / "measure.js"), json.dumps(config)],
             check=True,
