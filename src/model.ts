@@ -30,6 +30,44 @@ import {
 } from './tokens';
 
 /**
+ * A response's body in one buffer, handing each piece to `onChunk` as it
+ * arrives (to hash it while the rest is on its way).
+ */
+export async function readResponse(
+  response: Response,
+  onChunk?: (chunk: Uint8Array) => void
+): Promise<Uint8Array> {
+  if (!onChunk || !response.body) {
+    const bytes = new Uint8Array(await response.arrayBuffer());
+    onChunk?.(bytes);
+    return bytes;
+  }
+  const reader = response.body.getReader();
+  const announced = Number(response.headers.get('Content-Length'));
+  let buffer = new Uint8Array(
+    Number.isSafeInteger(announced) && announced > 0 ? announced : 65536
+  );
+  let loaded = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) {
+      break;
+    }
+    if (loaded + value.length > buffer.length) {
+      const grown = new Uint8Array(
+        Math.max(2 * buffer.length, loaded + value.length)
+      );
+      grown.set(buffer.subarray(0, loaded));
+      buffer = grown;
+    }
+    buffer.set(value, loaded);
+    loaded += value.length;
+    onChunk(value);
+  }
+  return loaded === buffer.length ? buffer : buffer.slice(0, loaded);
+}
+
+/**
  * The service's collaborators.
  */
 export interface IBookshelfModelOptions {
@@ -217,7 +255,7 @@ export class BookshelfModel implements IBookshelf {
         {
           store: await this.objectStore(),
           contents: this._options.contents,
-          readBytes: path => this._readSavedBytes(path)
+          readBytes: (path, onChunk) => this._readSavedBytes(path, onChunk)
         },
         path,
         {
@@ -253,9 +291,12 @@ export class BookshelfModel implements IBookshelf {
 
   /**
    * A saved file's bytes from the server's `/files/` path; null when the
-   * file does not exist.
+   * file does not exist. `onChunk` sees the bytes as they arrive.
    */
-  private async _readSavedBytes(path: string): Promise<Uint8Array | null> {
+  private async _readSavedBytes(
+    path: string,
+    onChunk?: (chunk: Uint8Array) => void
+  ): Promise<Uint8Array | null> {
     const settings = this._options.serverSettings;
     const url = URLExt.join(
       settings.baseUrl,
@@ -273,7 +314,7 @@ export class BookshelfModel implements IBookshelf {
     if (!response.ok) {
       throw new ServerConnection.ResponseError(response);
     }
-    return new Uint8Array(await response.arrayBuffer());
+    return readResponse(response, onChunk);
   }
 
   /**

@@ -41,6 +41,13 @@ export class Md5 {
   }
 
   /**
+   * How many bytes were added so far.
+   */
+  get bytesHashed(): number {
+    return this._length;
+  }
+
+  /**
    * The 16 bytes of the digest. Ends the computation.
    */
   digest(): Uint8Array {
