@@ -129,6 +129,10 @@ export class BookshelfModel implements IBookshelf {
    * Replace the settings (from the settings registry).
    */
   updateSettings(settings: IBookshelfSettings): void {
+    // Settings of another mode may hold credentials we must not keep.
+    if (settings.credentials.mode !== this._settings.credentials.mode) {
+      this._options.credentials.forget();
+    }
     this._settings = settings;
     this._settingsChanged.emit(settings);
   }
