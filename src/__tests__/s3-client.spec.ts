@@ -290,6 +290,7 @@ describe('SdkObjectStore.putObject over a failing network', () => {
           sha256: Promise.resolve(createHash('sha256').update(old).digest())
         })
       );
+      expect(error.detail.name).toBe('XAmzContentSHA256Mismatch');
       expect(md5Hex(http.get('b', 'n.ipynb')!)).toBe(md5Hex(old));
     });
 

@@ -9,9 +9,7 @@ import { ITranslator, nullTranslator } from '@jupyterlab/translation';
 import { CommandIDs, PALETTE_CATEGORY, TRANSLATION_DOMAIN } from '../commands';
 // The service is provided at activation: these load with the plugin. They
 // are small; the model behind the service loads on first use.
-// eslint-disable-next-line jupyter/prefer-lazy-imports
 import { BookshelfService } from '../service';
-// eslint-disable-next-line jupyter/prefer-lazy-imports
 import { parseSettings } from '../settings-parse';
 import { CORE_PLUGIN_ID, IBookshelf } from '../tokens';
 import { VERSION } from '../version';
