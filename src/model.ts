@@ -197,13 +197,16 @@ export class BookshelfModel implements IBookshelf {
         { reason: 'settings' }
       );
     }
+    // The clone code loads on first use, not at start-up, alongside the
+    // S3 SDK rather than after it.
+    const cloneCode = import('./clone/clone');
+    cloneCode.catch(() => undefined); // awaited below
     const deps: ICloneDependencies = {
       store: await this.objectStore(),
       contents: this._options.contents
     };
     try {
-      // The clone code loads on first use, not at start-up.
-      const { cloneObject } = await import('./clone/clone');
+      const { cloneObject } = await cloneCode;
       return await cloneObject(deps, request, {
         defaultFolder: options.defaultFolder ?? '',
         maxObjectSizeMB: this._settings.maxObjectSizeMB,
@@ -229,10 +232,13 @@ export class BookshelfModel implements IBookshelf {
     path: string,
     destination?: string
   ): Promise<IPublishTargetInfo> {
+    // The publish code and the S3 SDK load side by side on first use.
+    const store = this.objectStore();
+    store.catch(() => undefined); // awaited below
     const { readPublishTarget } = await import('./publish/publish');
     try {
       return await readPublishTarget(
-        { store: await this.objectStore() },
+        { store: await store },
         path,
         this._settings,
         destination
@@ -247,7 +253,10 @@ export class BookshelfModel implements IBookshelf {
     options: IPublishOptions = {}
   ): Promise<IPublishResult> {
     options = options ?? {};
-    // The publish code loads on first use, not at start-up.
+    // The publish code loads on first use, not at start-up, alongside the
+    // S3 SDK rather than before it.
+    const store = this.objectStore();
+    store.catch(() => undefined); // awaited below
     const { publishNotebook } = await import('./publish/publish');
     const settings = this._settings;
     const baseUrl = new URL(
@@ -257,7 +266,7 @@ export class BookshelfModel implements IBookshelf {
     try {
       return await publishNotebook(
         {
-          store: await this.objectStore(),
+          store: await store,
           contents: this._options.contents,
           readBytes: (path, onChunk) => this._readSavedBytes(path, onChunk)
         },
