@@ -6,10 +6,12 @@
  */
 const path = require('path');
 const { execFileSync } = require('child_process');
-const { performance } = require('perf_hooks');
 const { chromium } = require(
   path.join(__dirname, '..', 'ui-tests', 'node_modules', '@playwright', 'test')
 );
+
+const { performance } = require('perf_hooks');
+const { exposeBookshelf, openLab } = require('./page');
 
 const config = JSON.parse(process.argv[2]);
 
@@ -52,19 +54,6 @@ function curl(args) {
   return performance.now() - start;
 }
 
-/** Open Lab and wait until it is ready; resolves to the time it took. */
-async function openLab(page, url) {
-  const start = performance.now();
-  await page.goto(url, { waitUntil: 'domcontentloaded' });
-  await page.waitForFunction(
-    () => !!window.jupyterapp && !document.querySelector('#jupyterlab-splash'),
-    null,
-    { timeout: 120000, polling: 20 }
-  );
-  await page.evaluate(() => window.jupyterapp.restored);
-  return performance.now() - start;
-}
-
 /** Start-up: bytes of the extension's JS and the time to Lab ready. */
 async function measureStartup(browser) {
   const withExtension = [];
@@ -102,18 +91,6 @@ async function measureStartup(browser) {
   };
 }
 
-/** Resolve the page's IBookshelf service onto window.bookshelf. */
-async function exposeBookshelf(page) {
-  await page.evaluate(async () => {
-    const app = window.jupyterapp;
-    const services = app.pluginRegistry._services;
-    const token = [...services.keys()].find(
-      key => key.name === 'jupyterlab-bookshelf:IBookshelf'
-    );
-    window.bookshelf = await app.resolveRequiredService(token);
-  });
-}
-
 /**
  * Clone an object in the page and delete the copy; resolves to the time
  * from the call to the file saved.
@@ -144,7 +121,14 @@ async function measureFirstUse(browser) {
   page.on('response', async response => {
     if (response.url().includes('/extensions/jupyterlab-bookshelf/')) {
       const body = await response.body().catch(() => Buffer.alloc(0));
-      loaded.push({ url: response.url(), size: body.length });
+      loaded.push({
+        url: response.url(),
+        size: body.length,
+        // The S3 code: the SDK's chunk (it names itself in its user agent)
+        // and the client module that imports it.
+        s3:
+          /\/bookshelf-s3\./.test(response.url()) || body.includes('aws-sdk-js')
+      });
     }
   });
   const key = config.objects['100KB'];
@@ -158,6 +142,9 @@ async function measureFirstUse(browser) {
   return {
     firstUseBytes: scripts.reduce((sum, item) => sum + item.size, 0),
     firstUseFiles: scripts.map(item => path.basename(item.url.split('?')[0])),
+    firstUseS3Bytes: scripts
+      .filter(item => item.s3)
+      .reduce((sum, item) => sum + item.size, 0),
     firstUseExtraMs: first - median(again)
   };
 }

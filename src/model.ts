@@ -31,6 +31,44 @@ import {
 } from './tokens';
 
 /**
+ * A response's body in one buffer, handing each piece to `onChunk` as it
+ * arrives (to hash it while the rest is on its way).
+ */
+export async function readResponse(
+  response: Response,
+  onChunk?: (chunk: Uint8Array) => void
+): Promise<Uint8Array> {
+  if (!onChunk || !response.body) {
+    const bytes = new Uint8Array(await response.arrayBuffer());
+    onChunk?.(bytes);
+    return bytes;
+  }
+  const reader = response.body.getReader();
+  const announced = Number(response.headers.get('Content-Length'));
+  let buffer = new Uint8Array(
+    Number.isSafeInteger(announced) && announced > 0 ? announced : 65536
+  );
+  let loaded = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) {
+      break;
+    }
+    if (loaded + value.length > buffer.length) {
+      const grown = new Uint8Array(
+        Math.max(2 * buffer.length, loaded + value.length)
+      );
+      grown.set(buffer.subarray(0, loaded));
+      buffer = grown;
+    }
+    buffer.set(value, loaded);
+    loaded += value.length;
+    onChunk(value);
+  }
+  return loaded === buffer.length ? buffer : buffer.slice(0, loaded);
+}
+
+/**
  * The service's collaborators.
  */
 export interface IBookshelfModelOptions {
@@ -92,6 +130,10 @@ export class BookshelfModel implements IBookshelf {
    * Replace the settings (from the settings registry).
    */
   updateSettings(settings: IBookshelfSettings): void {
+    // Settings of another mode may hold credentials we must not keep.
+    if (settings.credentials.mode !== this._settings.credentials.mode) {
+      this._options.credentials.forget();
+    }
     this._settings = settings;
     this._settingsChanged.emit(settings);
   }
@@ -156,13 +198,16 @@ export class BookshelfModel implements IBookshelf {
         { reason: 'settings' }
       );
     }
+    // The clone code loads on first use, not at start-up, alongside the
+    // S3 SDK rather than after it.
+    const cloneCode = import('./clone/clone');
+    cloneCode.catch(() => undefined); // awaited below
     const deps: ICloneDependencies = {
       store: await this.objectStore(),
       contents: this._options.contents
     };
     try {
-      // The clone code loads on first use, not at start-up.
-      const { cloneObject } = await import('./clone/clone');
+      const { cloneObject } = await cloneCode;
       return await cloneObject(deps, request, {
         defaultFolder: options.defaultFolder ?? '',
         maxObjectSizeMB: this._settings.maxObjectSizeMB,
@@ -189,10 +234,13 @@ export class BookshelfModel implements IBookshelf {
     path: string,
     destination?: string
   ): Promise<IPublishTargetInfo> {
+    // The publish code and the S3 SDK load side by side on first use.
+    const store = this.objectStore();
+    store.catch(() => undefined); // awaited below
     const { readPublishTarget } = await import('./publish/publish');
     try {
       return await readPublishTarget(
-        { store: await this.objectStore() },
+        { store: await store },
         path,
         this._settings,
         destination,
@@ -208,7 +256,10 @@ export class BookshelfModel implements IBookshelf {
     options: IPublishOptions = {}
   ): Promise<IPublishResult> {
     options = options ?? {};
-    // The publish code loads on first use, not at start-up.
+    // The publish code loads on first use, not at start-up, alongside the
+    // S3 SDK rather than before it.
+    const store = this.objectStore();
+    store.catch(() => undefined); // awaited below
     const { publishNotebook } = await import('./publish/publish');
     const settings = this._settings;
     const baseUrl = new URL(
@@ -218,9 +269,9 @@ export class BookshelfModel implements IBookshelf {
     try {
       return await publishNotebook(
         {
-          store: await this.objectStore(),
+          store: await store,
           contents: this._options.contents,
-          readBytes: path => this._readSavedBytes(path)
+          readBytes: (path, onChunk) => this._readSavedBytes(path, onChunk)
         },
         path,
         {
@@ -257,9 +308,12 @@ export class BookshelfModel implements IBookshelf {
 
   /**
    * A saved file's bytes from the server's `/files/` path; null when the
-   * file does not exist.
+   * file does not exist. `onChunk` sees the bytes as they arrive.
    */
-  private async _readSavedBytes(path: string): Promise<Uint8Array | null> {
+  private async _readSavedBytes(
+    path: string,
+    onChunk?: (chunk: Uint8Array) => void
+  ): Promise<Uint8Array | null> {
     const settings = this._options.serverSettings;
     const url = URLExt.join(
       settings.baseUrl,
@@ -277,7 +331,7 @@ export class BookshelfModel implements IBookshelf {
     if (!response.ok) {
       throw new ServerConnection.ResponseError(response);
     }
-    return new Uint8Array(await response.arrayBuffer());
+    return readResponse(response, onChunk);
   }
 
   /**

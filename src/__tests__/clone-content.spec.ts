@@ -3,6 +3,7 @@ import {
   checkSize,
   classifyObject,
   isUtf8Text,
+  jsonDepth,
   sizeLimitBytes
 } from '../clone/content';
 import { BookshelfError } from '../errors';
@@ -213,5 +214,47 @@ describe('sizeLimitBytes and checkSize', () => {
       'The object is 1.0 MB (1048577 bytes), more than the limit of 1 MB; ask an administrator to raise the maxObjectSizeMB setting.'
     );
     expect(error?.detail).toEqual({ size: 1048577, limitMB: 1 });
+  });
+});
+
+describe('jsonDepth', () => {
+  it.each([
+    ['{}', 1],
+    ['[[[]]]', 3],
+    ['{"a": [1, {"b": []}]}', 4],
+    // Brackets inside strings do not count, escaped quotes do not end them.
+    ['{"a": "[[[{{{"}', 1],
+    ['{"a": "\\"[[["}', 1],
+    ['{"a": "\\\\", "b": [[]]}', 3],
+    ['{"a": "\\\\\\"[", "b": []}', 2],
+    ['["\\\\\\\\"]', 1],
+    ['{"a": "x\\u0022[[["}', 1],
+    ['"unterminated [[[', 0]
+  ])('counts %j as %d deep', (text, depth) => {
+    expect(jsonDepth(text)).toBe(depth);
+  });
+
+  it('agrees with the nesting of a notebook with tricky strings', () => {
+    const value = {
+      cells: Array.from({ length: 50 }, (_, i) => ({
+        source: [`print("[${i}]\\n")`, '\\', '"{"'],
+        outputs: [{ data: { 'text/plain': ['\\\\"]]', `${i}`] } }]
+      })),
+      metadata: { deep: [[[[['"\\[']]]]] },
+      nbformat: 4,
+      nbformat_minor: 5
+    };
+    // The nesting of the value itself.
+    const nesting = (item: unknown): number =>
+      typeof item === 'object' && item !== null
+        ? 1 + Math.max(0, ...Object.values(item).map(nesting))
+        : 0;
+    expect(nesting(value)).toBe(7);
+    expect(jsonDepth(JSON.stringify(value))).toBe(7);
+    expect(jsonDepth(JSON.stringify(value, null, 1))).toBe(7);
+  });
+
+  it('stops counting past the limit', () => {
+    expect(jsonDepth('['.repeat(50) + ']'.repeat(50), 10)).toBe(11);
   });
 });

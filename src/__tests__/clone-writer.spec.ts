@@ -12,6 +12,7 @@ import {
   IContentsWriter,
   PARTIAL_SUFFIX,
   temporaryName,
+  textChunks,
   writeNewFile
 } from '../clone/writer';
 import { BookshelfError } from '../errors';
@@ -237,18 +238,76 @@ describe('writeNewFile', () => {
       expect(bytesEqual(contents.readBytes('work/data.bin'), bytes)).toBe(true);
     });
 
-    it('takes the threshold as an option and splits text anywhere', async () => {
-      // 'é' is two bytes: chunks of 7 bytes cut characters in half.
+    it('saves text as text, in one save by default', async () => {
+      const content = notebookText('é😀'.repeat(MiB));
+      await writeNewFile(contents, 'work', 'big.ipynb', text(content), {
+        locks
+      });
+      const saves = contents.calls.filter(call => call.method === 'save');
+      expect(saves).toMatchObject([
+        { format: 'text', type: 'file', chunk: undefined }
+      ]);
+      expect(contents.readText('work/big.ipynb')).toBe(content);
+    });
+
+    it('uses the text it is given, not a second decoding', async () => {
+      const saved: unknown[] = [];
+      const { save } = contents;
+      contents.save = (path, options) => {
+        saved.push(options?.content);
+        return save.call(contents, path, options);
+      };
+      await writeNewFile(
+        contents,
+        'work',
+        'a.txt',
+        { bytes: utf8('abc'), format: 'text', text: 'abc' },
+        { locks }
+      );
+      expect(saved).toEqual(['abc']);
+    });
+
+    it('takes the threshold as an option and splits text between characters', async () => {
+      // 'é' is two bytes: text chunks count characters, and each is
+      // encoded to UTF-8 by the server on its own.
       const content = 'é'.repeat(20) + 'end';
+      const progress: number[] = [];
       await writeNewFile(contents, 'work', 'notes.txt', text(content), {
         locks,
-        chunkSize: 7
+        chunkSize: 7,
+        onProgress: ({ loaded }) => progress.push(loaded)
       });
-      const chunks = contents.calls
-        .filter(call => call.method === 'save')
-        .map(call => call.chunk);
-      expect(chunks).toEqual([1, 2, 3, 4, 5, 6, -1]);
+      const saves = contents.calls.filter(call => call.method === 'save');
+      expect(saves.map(call => call.chunk)).toEqual([1, 2, 3, -1]);
+      expect(saves.every(call => call.format === 'text')).toBe(true);
+      expect(progress).toEqual([14, 28, 41, 43]);
       expect(contents.readText('work/notes.txt')).toBe(content);
+    });
+
+    it('never splits a surrogate pair between text chunks', async () => {
+      // Each emoji is two UTF-16 code units; chunks of 3 would cut every
+      // other one in half, which the server refuses to encode.
+      const content = 'a' + '😀'.repeat(10) + 'z';
+      await writeNewFile(contents, 'work', 'emoji.txt', text(content), {
+        locks,
+        chunkSize: 3
+      });
+      const saves = contents.calls.filter(call => call.method === 'save');
+      expect(saves.length).toBeGreaterThan(3);
+      expect(contents.readText('work/emoji.txt')).toBe(content);
+    });
+
+    it('textChunks joins back to the text, each piece whole', () => {
+      const content = '😀x😀😀yz😀'.repeat(50);
+      for (const size of [2, 3, 4, 5, 7, 64, 1000]) {
+        const pieces = textChunks(content, size);
+        expect(pieces.join('')).toBe(content);
+        for (const piece of pieces) {
+          expect(piece.length).toBeGreaterThan(0);
+          expect(piece.length).toBeLessThanOrEqual(size);
+          expect(/^[\udc00-\udfff]|[\ud800-\udbff]$/.test(piece)).toBe(false);
+        }
+      }
     });
 
     it('saves a file of exactly the threshold in one save', async () => {

@@ -8,6 +8,8 @@ import {
   type IPublishDeps,
   type IPublishNotebookOptions
 } from '../publish/publish';
+import { md5, toHex } from '../s3/md5';
+import type { IPutObjectOptions } from '../s3/types';
 import { DEFAULT_SETTINGS } from '../settings';
 import type {
   IBookshelfSettings,
@@ -601,6 +603,61 @@ describe('publishNotebook', () => {
       );
       expect(error.code).toBe('Cancelled');
       expect(store.calls).toEqual([]);
+    });
+
+    describe('digests', () => {
+      let sent: IPutObjectOptions[];
+      let readerDeps: IPublishDeps;
+
+      beforeEach(() => {
+        sent = [];
+        const spy = Object.create(store) as FakeObjectStore;
+        spy.putObject = (bucket, key, body, options = {}) => {
+          sent.push(options);
+          return store.putObject(bucket, key, body, options);
+        };
+        // A /files/ reader that hands the bytes over in uneven pieces.
+        readerDeps = {
+          store: spy,
+          contents,
+          readBytes: async (path, onChunk) => {
+            if (!contents.has(path)) {
+              return null;
+            }
+            const bytes = contents.readBytes(path);
+            for (let start = 0; start < bytes.length; start += 7) {
+              onChunk?.(bytes.subarray(start, start + 7));
+            }
+            return bytes;
+          }
+        };
+      });
+
+      it('hands the store the MD5 computed while reading, and a SHA-256', async () => {
+        await publish('work/q3.ipynb', {}, readerDeps);
+        const bytes = utf8(SAVED);
+        expect(toHex(sent[0].md5!)).toBe(toHex(md5(bytes)));
+        // jsdom has no Web Crypto: the store computes it then.
+        expect(await sent[0].sha256).toBeNull();
+        expect(await storedText('notebooks/work/q3.ipynb')).toBe(SAVED);
+      });
+
+      it('leaves the MD5 to the store when the reader did not show every byte', async () => {
+        readerDeps.readBytes = async path => contents.readBytes(path);
+        await publish('work/q3.ipynb', {}, readerDeps);
+        expect(sent[0].md5).toBeUndefined();
+        expect(await storedText('notebooks/work/q3.ipynb')).toBe(SAVED);
+      });
+
+      it('hashes nothing it does not publish', async () => {
+        contents.addFile('work/bad.ipynb', '{"cells": []}');
+        const error = await rejection(
+          publish('work/bad.ipynb', {}, readerDeps)
+        );
+        expect(error.code).toBe('NotANotebook');
+        expect(sent).toEqual([]);
+        expect(store.calls).toEqual([]);
+      });
     });
   });
 });

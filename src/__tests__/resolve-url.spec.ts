@@ -1,5 +1,5 @@
 import { BookshelfError } from '../errors';
-import { resolveServerUrl } from '../plugins/core';
+import { resolveServerUrl } from '../backend';
 
 const BASE = 'http://127.0.0.1:8888/jupyter/';
 

@@ -6,7 +6,7 @@
  * S3 HTTP endpoint that breaks transfers: the checks of length and
  * checksum, the download and upload retries, Content-MD5 on uploads.
  */
-import { createHash } from 'crypto';
+import { createHash, webcrypto } from 'crypto';
 import { ReadableStream as NodeReadableStream } from 'stream/web';
 
 import { BookshelfError } from '../errors';
@@ -235,6 +235,86 @@ describe('SdkObjectStore.putObject over a failing network', () => {
     );
     expect(error.code).toBe('PreconditionFailed');
     expect(md5Hex(http.get('b', 'n.ipynb')!)).toBe(md5Hex(old));
+  });
+
+  describe('payload hash', () => {
+    const sha256 = (bytes: Uint8Array) =>
+      createHash('sha256').update(bytes).digest('hex');
+    let subtle: unknown;
+
+    beforeEach(() => {
+      // jsdom has no Web Crypto; the browser's is Node's.
+      subtle = (globalThis.crypto as any)?.subtle;
+      Object.defineProperty(globalThis.crypto, 'subtle', {
+        value: webcrypto.subtle,
+        configurable: true
+      });
+    });
+
+    afterEach(() => {
+      Object.defineProperty(globalThis.crypto, 'subtle', {
+        value: subtle,
+        configurable: true
+      });
+    });
+
+    it('signs the SHA-256 of the body, from Web Crypto', async () => {
+      const digest = jest.spyOn(webcrypto.subtle, 'digest');
+      try {
+        await store(http).putObject('b', 'n.ipynb', mine);
+        expect(digest).toHaveBeenCalledTimes(1);
+      } finally {
+        digest.mockRestore();
+      }
+      expect(puts(http)[0].headers['x-amz-content-sha256']).toBe(sha256(mine));
+      expect(puts(http)[0].headers['authorization']).toContain(
+        'x-amz-content-sha256'
+      );
+      expect(md5Hex(http.get('b', 'n.ipynb')!)).toBe(md5Hex(mine));
+    });
+
+    it('uses the digests the caller computed', async () => {
+      await store(http).putObject('b', 'n.ipynb', mine, {
+        md5: createHash('md5').update(mine).digest(),
+        sha256: Promise.resolve(createHash('sha256').update(mine).digest())
+      });
+      expect(puts(http)[0].headers['x-amz-content-sha256']).toBe(sha256(mine));
+      expect(puts(http)[0].headers['content-md5']).toBe(
+        createHash('md5').update(mine).digest('base64')
+      );
+    });
+
+    it("is refused by the server when it is not the body's", async () => {
+      const error = await failure(
+        store(http).putObject('b', 'n.ipynb', mine, {
+          sha256: Promise.resolve(createHash('sha256').update(old).digest())
+        })
+      );
+      expect(error.detail.name).toBe('XAmzContentSHA256Mismatch');
+      expect(md5Hex(http.get('b', 'n.ipynb')!)).toBe(md5Hex(old));
+    });
+
+    it('falls back to the SDK without Web Crypto', async () => {
+      Object.defineProperty(globalThis.crypto, 'subtle', {
+        value: undefined,
+        configurable: true
+      });
+      await store(http).putObject('b', 'n.ipynb', mine);
+      expect(puts(http)[0].headers['x-amz-content-sha256']).toBe(sha256(mine));
+    });
+
+    it('is not added to unsigned requests', async () => {
+      const anonymous = createObjectStore({
+        endpointUrl: 'http://s3.example.test',
+        region: 'us-east-1',
+        forcePathStyle: true,
+        credentials: async () => null,
+        requestHandler: http
+      });
+      await anonymous.putObject('b', 'n.ipynb', mine);
+      expect(puts(http)[0].headers['x-amz-content-sha256']).toBeUndefined();
+      expect(md5Hex(http.get('b', 'n.ipynb')!)).toBe(md5Hex(mine));
+    });
   });
 
   it('encodes text bodies as UTF-8', async () => {

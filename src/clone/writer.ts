@@ -42,9 +42,13 @@ export interface IWriteOptions {
   /** Bytes saved so far. */
   onProgress?: (progress: ITransferProgress) => void;
   /**
-   * Larger files are uploaded in chunks of this many bytes; smaller ones
-   * in one save. Default: 8 MiB: each chunk is a request, and fewer
-   * requests save a large file faster; 8 MiB of base64 is still small.
+   * Larger files are uploaded in chunks of this many bytes (binary) or
+   * characters (text); smaller ones in one save. Default: 8 MiB of binary:
+   * each chunk is a request, and fewer requests save a large file faster;
+   * 8 MiB of base64 is still small. Text: 64 Mi characters, which a
+   * single save takes faster than any chunks (no base64 on either side)
+   * and which stays well below the server's request size limit
+   * (`ServerApp.max_body_size`, 512 MiB by default) even when escaped.
    */
   chunkSize?: number;
   /** Serialize naming per folder; default: `defaultFolderLocks()`. */
@@ -61,6 +65,7 @@ export interface IWriteOptions {
 export const PARTIAL_SUFFIX = '.bookshelf-partial';
 
 const DEFAULT_CHUNK_SIZE = 8 * 1024 * 1024;
+const DEFAULT_TEXT_CHUNK_SIZE = 64 * 1024 * 1024;
 const DEFAULT_MAX_ATTEMPTS = 10000;
 
 /**
@@ -219,41 +224,73 @@ async function upload(
   options: IWriteOptions,
   inFlight: IInFlight
 ): Promise<void> {
-  const { bytes } = data;
-  const total = bytes.length;
-  const chunkSize = Math.max(1, options.chunkSize ?? DEFAULT_CHUNK_SIZE);
-  if (total <= chunkSize) {
-    await saveUnlessAborted(
-      contents.save(path, {
-        type: 'file',
-        format: data.format,
-        content:
-          data.format === 'text' ? decodeUtf8(bytes) : bytesToBase64(bytes)
-      }),
+  const save = (model: Partial<Contents.IModel>) =>
+    saveUnlessAborted(
+      contents.save(path, { type: 'file', ...model }),
       inFlight,
       options.signal
     );
-    options.onProgress?.({ loaded: total, total });
+  const total = data.bytes.length;
+  if (data.format === 'text') {
+    // Text is saved as text, as it came: no base64 on either side.
+    const text = data.text ?? decodeUtf8(data.bytes);
+    const pieces = textChunks(
+      text,
+      Math.max(2, options.chunkSize ?? DEFAULT_TEXT_CHUNK_SIZE)
+    );
+    let loaded = 0;
+    for (const [index, piece] of pieces.entries()) {
+      throwIfAborted(options.signal);
+      const last = index === pieces.length - 1;
+      await save({
+        format: 'text',
+        content: piece,
+        ...(pieces.length > 1 ? { chunk: last ? -1 : index + 1 } : {})
+      });
+      loaded = last ? total : loaded + utf8Length(piece);
+      options.onProgress?.({ loaded, total });
+    }
     return;
   }
-  // Chunk 1 creates the file, later ones append, -1 marks the last. Base64
-  // chunks may split anywhere, even inside a UTF-8 character.
-  for (let start = 0, chunk = 1; start < total; chunk++) {
+  const chunkSize = Math.max(1, options.chunkSize ?? DEFAULT_CHUNK_SIZE);
+  // Chunk 1 creates the file, later ones append, -1 marks the last.
+  for (let start = 0, chunk = 1; start < total || chunk === 1; chunk++) {
     throwIfAborted(options.signal);
     const end = Math.min(start + chunkSize, total);
-    await saveUnlessAborted(
-      contents.save(path, {
-        type: 'file',
-        format: 'base64',
-        chunk: end === total ? -1 : chunk,
-        content: bytesToBase64(bytes.subarray(start, end))
-      }),
-      inFlight,
-      options.signal
-    );
+    const whole = chunk === 1 && end === total;
+    await save({
+      format: 'base64',
+      content: bytesToBase64(data.bytes.subarray(start, end)),
+      ...(whole ? {} : { chunk: end === total ? -1 : chunk })
+    });
     start = end;
     options.onProgress?.({ loaded: end, total });
+    if (end === total) {
+      break;
+    }
   }
+}
+
+/**
+ * Text cut into pieces of at most `size` characters for chunked saves,
+ * never between the two halves of a surrogate pair: the server encodes
+ * each piece to UTF-8 by itself, and half a pair cannot be encoded.
+ */
+export function textChunks(text: string, size: number): string[] {
+  if (text.length <= size) {
+    return [text];
+  }
+  const pieces: string[] = [];
+  for (let start = 0; start < text.length;) {
+    let end = Math.min(start + size, text.length);
+    const before = text.charCodeAt(end - 1);
+    if (end < text.length && before >= 0xd800 && before <= 0xdbff) {
+      end--;
+    }
+    pieces.push(text.slice(start, end));
+    start = end;
+  }
+  return pieces;
 }
 
 /**

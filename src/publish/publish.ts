@@ -11,8 +11,8 @@ import { checkNotebook } from '../clone/content';
 import { hasResponseStatus } from '../clone/writer';
 import { TRANSLATION_DOMAIN } from '../commands';
 import { BookshelfError, throwIfAborted } from '../errors';
-import { etagMd5 } from '../s3/integrity';
-import { md5, toHex } from '../s3/md5';
+import { etagMd5, sha256Digest } from '../s3/integrity';
+import { Md5, md5, toHex } from '../s3/md5';
 import type { IObjectHead, IObjectStore, IPutObjectResult } from '../s3/types';
 import type {
   IBookshelfSettings,
@@ -46,9 +46,13 @@ export interface IPublishDeps {
    * Read a saved file's bytes as they are on disk (the server's `/files/`
    * path): faster than a contents model, whose JSON wraps and escapes the
    * text. Resolves to null for a missing file. Without it, the contents
-   * manager is used.
+   * manager is used. `onChunk` is given the bytes as they arrive, to hash
+   * them meanwhile.
    */
-  readBytes?: (path: string) => Promise<Uint8Array | null>;
+  readBytes?: (
+    path: string,
+    onChunk?: (chunk: Uint8Array) => void
+  ) => Promise<Uint8Array | null>;
 }
 
 /**
@@ -132,9 +136,18 @@ export async function publishNotebook(
   const where = s3Path(bucket, key);
   throwIfAborted(signal);
 
+  // The MD5 of a saved file is computed while it arrives.
+  const hash = new Md5();
   const bytes = options.body
     ? notebookBodyBytes(path, options.body, trans)
-    : await readSavedNotebook(deps, path, trans);
+    : await readSavedNotebook(deps, path, hash, trans);
+  throwIfAborted(signal);
+  const digests = {
+    md5: hash.bytesHashed === bytes.length ? hash.digest() : undefined,
+    // Web Crypto hashes on another thread while the notebook is checked.
+    sha256: sha256Digest(bytes)
+  };
+  checkPublishable(path, bytes, trans);
   throwIfAborted(signal);
 
   const existing = await deps.store.headObject(bucket, key);
@@ -158,6 +171,7 @@ export async function publishNotebook(
   const put = (condition: PutCondition) =>
     deps.store.putObject(bucket, key, bytes, {
       ...condition,
+      ...digests,
       contentType: NOTEBOOK_CONTENT_TYPE,
       signal,
       onProgress: options.onProgress
@@ -326,32 +340,31 @@ function notebookBodyBytes(
       { path }
     );
   }
-  const bytes = new TextEncoder().encode(text);
-  checkPublishable(path, bytes, trans);
-  return bytes;
+  return new TextEncoder().encode(text);
 }
 
 /**
- * The saved file's bytes, checked. Read as text (not as a notebook) so the
- * server sends the file as it is, without parsing and re-serializing it.
+ * The saved file's bytes, not checked yet. Read as text (not as a
+ * notebook) so the server sends the file as it is, without parsing and
+ * re-serializing it. `hash` is fed the bytes read from `/files/`.
  */
 async function readSavedNotebook(
   deps: IPublishDeps,
   path: string,
+  hash: Md5,
   trans: TranslationBundle
 ): Promise<Uint8Array> {
   const { contents, readBytes } = deps;
   if (readBytes) {
     let bytes: Uint8Array | null;
     try {
-      bytes = await readBytes(path);
+      bytes = await readBytes(path, chunk => hash.update(chunk));
     } catch (error) {
       throw couldNotRead(path, error, trans);
     }
     if (bytes === null) {
       throw noSuchFile(path, trans);
     }
-    checkPublishable(path, bytes, trans);
     return bytes;
   }
   let model: Contents.IModel;
@@ -394,9 +407,7 @@ async function readSavedNotebook(
   if (typeof model.content !== 'string') {
     throw notPublishable(path, trans.__('it is not a file of text.'), trans);
   }
-  const bytes = new TextEncoder().encode(model.content);
-  checkPublishable(path, bytes, trans);
-  return bytes;
+  return new TextEncoder().encode(model.content);
 }
 
 function noSuchFile(path: string, trans: TranslationBundle): BookshelfError {

@@ -6,28 +6,6 @@
  */
 
 /**
- * The constants K[i] = floor(|sin(i + 1)| × 2^32) of RFC 1321.
- */
-const K = new Int32Array([
-  0xd76aa478, 0xe8c7b756, 0x242070db, 0xc1bdceee, 0xf57c0faf, 0x4787c62a,
-  0xa8304613, 0xfd469501, 0x698098d8, 0x8b44f7af, 0xffff5bb1, 0x895cd7be,
-  0x6b901122, 0xfd987193, 0xa679438e, 0x49b40821, 0xf61e2562, 0xc040b340,
-  0x265e5a51, 0xe9b6c7aa, 0xd62f105d, 0x02441453, 0xd8a1e681, 0xe7d3fbc8,
-  0x21e1cde6, 0xc33707d6, 0xf4d50d87, 0x455a14ed, 0xa9e3e905, 0xfcefa3f8,
-  0x676f02d9, 0x8d2a4c8a, 0xfffa3942, 0x8771f681, 0x6d9d6122, 0xfde5380c,
-  0xa4beea44, 0x4bdecfa9, 0xf6bb4b60, 0xbebfbc70, 0x289b7ec6, 0xeaa127fa,
-  0xd4ef3085, 0x04881d05, 0xd9d4d039, 0xe6db99e5, 0x1fa27cf8, 0xc4ac5665,
-  0xf4292244, 0x432aff97, 0xab9423a7, 0xfc93a039, 0x655b59c3, 0x8f0ccc92,
-  0xffeff47d, 0x85845dd1, 0x6fa87e4f, 0xfe2ce6e0, 0xa3014314, 0x4e0811a1,
-  0xf7537e82, 0xbd3af235, 0x2ad7d2bb, 0xeb86d391
-]);
-
-/**
- * The left rotations of each step, four per round.
- */
-const SHIFTS = [7, 12, 17, 22, 5, 9, 14, 20, 4, 11, 16, 23, 6, 10, 15, 21];
-
-/**
  * An MD5 computation fed piece by piece, so that a download can be hashed
  * as it arrives.
  */
@@ -63,6 +41,13 @@ export class Md5 {
   }
 
   /**
+   * How many bytes were added so far.
+   */
+  get bytesHashed(): number {
+    return this._length;
+  }
+
+  /**
    * The 16 bytes of the digest. Ends the computation.
    */
   digest(): Uint8Array {
@@ -85,45 +70,226 @@ export class Md5 {
     return result;
   }
 
+  /**
+   * One 64-byte block. The 64 steps of RFC 1321 written out: a loop with
+   * a branch per step was about three times slower, and this runs on every
+   * byte of a download or an upload.
+   */
   private _block(bytes: Uint8Array, offset: number): void {
-    const words = this._words;
-    for (let i = 0; i < 16; i++) {
-      const at = offset + i * 4;
-      words[i] =
-        bytes[at] |
-        (bytes[at + 1] << 8) |
-        (bytes[at + 2] << 16) |
-        (bytes[at + 3] << 24);
-    }
+    const w0 =
+      bytes[offset] |
+      (bytes[offset + 1] << 8) |
+      (bytes[offset + 2] << 16) |
+      (bytes[offset + 3] << 24);
+    const w1 =
+      bytes[offset + 4] |
+      (bytes[offset + 4 + 1] << 8) |
+      (bytes[offset + 4 + 2] << 16) |
+      (bytes[offset + 4 + 3] << 24);
+    const w2 =
+      bytes[offset + 8] |
+      (bytes[offset + 8 + 1] << 8) |
+      (bytes[offset + 8 + 2] << 16) |
+      (bytes[offset + 8 + 3] << 24);
+    const w3 =
+      bytes[offset + 12] |
+      (bytes[offset + 12 + 1] << 8) |
+      (bytes[offset + 12 + 2] << 16) |
+      (bytes[offset + 12 + 3] << 24);
+    const w4 =
+      bytes[offset + 16] |
+      (bytes[offset + 16 + 1] << 8) |
+      (bytes[offset + 16 + 2] << 16) |
+      (bytes[offset + 16 + 3] << 24);
+    const w5 =
+      bytes[offset + 20] |
+      (bytes[offset + 20 + 1] << 8) |
+      (bytes[offset + 20 + 2] << 16) |
+      (bytes[offset + 20 + 3] << 24);
+    const w6 =
+      bytes[offset + 24] |
+      (bytes[offset + 24 + 1] << 8) |
+      (bytes[offset + 24 + 2] << 16) |
+      (bytes[offset + 24 + 3] << 24);
+    const w7 =
+      bytes[offset + 28] |
+      (bytes[offset + 28 + 1] << 8) |
+      (bytes[offset + 28 + 2] << 16) |
+      (bytes[offset + 28 + 3] << 24);
+    const w8 =
+      bytes[offset + 32] |
+      (bytes[offset + 32 + 1] << 8) |
+      (bytes[offset + 32 + 2] << 16) |
+      (bytes[offset + 32 + 3] << 24);
+    const w9 =
+      bytes[offset + 36] |
+      (bytes[offset + 36 + 1] << 8) |
+      (bytes[offset + 36 + 2] << 16) |
+      (bytes[offset + 36 + 3] << 24);
+    const w10 =
+      bytes[offset + 40] |
+      (bytes[offset + 40 + 1] << 8) |
+      (bytes[offset + 40 + 2] << 16) |
+      (bytes[offset + 40 + 3] << 24);
+    const w11 =
+      bytes[offset + 44] |
+      (bytes[offset + 44 + 1] << 8) |
+      (bytes[offset + 44 + 2] << 16) |
+      (bytes[offset + 44 + 3] << 24);
+    const w12 =
+      bytes[offset + 48] |
+      (bytes[offset + 48 + 1] << 8) |
+      (bytes[offset + 48 + 2] << 16) |
+      (bytes[offset + 48 + 3] << 24);
+    const w13 =
+      bytes[offset + 52] |
+      (bytes[offset + 52 + 1] << 8) |
+      (bytes[offset + 52 + 2] << 16) |
+      (bytes[offset + 52 + 3] << 24);
+    const w14 =
+      bytes[offset + 56] |
+      (bytes[offset + 56 + 1] << 8) |
+      (bytes[offset + 56 + 2] << 16) |
+      (bytes[offset + 56 + 3] << 24);
+    const w15 =
+      bytes[offset + 60] |
+      (bytes[offset + 60 + 1] << 8) |
+      (bytes[offset + 60 + 2] << 16) |
+      (bytes[offset + 60 + 3] << 24);
     const state = this._state;
     let a = state[0];
     let b = state[1];
     let c = state[2];
     let d = state[3];
-    for (let i = 0; i < 64; i++) {
-      let mixed: number;
-      let word: number;
-      const round = i >> 4;
-      if (round === 0) {
-        mixed = (b & c) | (~b & d);
-        word = i;
-      } else if (round === 1) {
-        mixed = (d & b) | (~d & c);
-        word = (5 * i + 1) & 15;
-      } else if (round === 2) {
-        mixed = b ^ c ^ d;
-        word = (3 * i + 5) & 15;
-      } else {
-        mixed = c ^ (b | ~d);
-        word = (7 * i) & 15;
-      }
-      const shift = SHIFTS[(round << 2) | (i & 3)];
-      const sum = (a + mixed + K[i] + words[word]) | 0;
-      a = d;
-      d = c;
-      c = b;
-      b = (b + ((sum << shift) | (sum >>> (32 - shift)))) | 0;
-    }
+    let t: number;
+    t = (a + ((b & c) | (~b & d)) + w0 + -680876936) | 0;
+    a = (b + ((t << 7) | (t >>> 25))) | 0;
+    t = (d + ((a & b) | (~a & c)) + w1 + -389564586) | 0;
+    d = (a + ((t << 12) | (t >>> 20))) | 0;
+    t = (c + ((d & a) | (~d & b)) + w2 + 606105819) | 0;
+    c = (d + ((t << 17) | (t >>> 15))) | 0;
+    t = (b + ((c & d) | (~c & a)) + w3 + -1044525330) | 0;
+    b = (c + ((t << 22) | (t >>> 10))) | 0;
+    t = (a + ((b & c) | (~b & d)) + w4 + -176418897) | 0;
+    a = (b + ((t << 7) | (t >>> 25))) | 0;
+    t = (d + ((a & b) | (~a & c)) + w5 + 1200080426) | 0;
+    d = (a + ((t << 12) | (t >>> 20))) | 0;
+    t = (c + ((d & a) | (~d & b)) + w6 + -1473231341) | 0;
+    c = (d + ((t << 17) | (t >>> 15))) | 0;
+    t = (b + ((c & d) | (~c & a)) + w7 + -45705983) | 0;
+    b = (c + ((t << 22) | (t >>> 10))) | 0;
+    t = (a + ((b & c) | (~b & d)) + w8 + 1770035416) | 0;
+    a = (b + ((t << 7) | (t >>> 25))) | 0;
+    t = (d + ((a & b) | (~a & c)) + w9 + -1958414417) | 0;
+    d = (a + ((t << 12) | (t >>> 20))) | 0;
+    t = (c + ((d & a) | (~d & b)) + w10 + -42063) | 0;
+    c = (d + ((t << 17) | (t >>> 15))) | 0;
+    t = (b + ((c & d) | (~c & a)) + w11 + -1990404162) | 0;
+    b = (c + ((t << 22) | (t >>> 10))) | 0;
+    t = (a + ((b & c) | (~b & d)) + w12 + 1804603682) | 0;
+    a = (b + ((t << 7) | (t >>> 25))) | 0;
+    t = (d + ((a & b) | (~a & c)) + w13 + -40341101) | 0;
+    d = (a + ((t << 12) | (t >>> 20))) | 0;
+    t = (c + ((d & a) | (~d & b)) + w14 + -1502002290) | 0;
+    c = (d + ((t << 17) | (t >>> 15))) | 0;
+    t = (b + ((c & d) | (~c & a)) + w15 + 1236535329) | 0;
+    b = (c + ((t << 22) | (t >>> 10))) | 0;
+    t = (a + ((d & b) | (~d & c)) + w1 + -165796510) | 0;
+    a = (b + ((t << 5) | (t >>> 27))) | 0;
+    t = (d + ((c & a) | (~c & b)) + w6 + -1069501632) | 0;
+    d = (a + ((t << 9) | (t >>> 23))) | 0;
+    t = (c + ((b & d) | (~b & a)) + w11 + 643717713) | 0;
+    c = (d + ((t << 14) | (t >>> 18))) | 0;
+    t = (b + ((a & c) | (~a & d)) + w0 + -373897302) | 0;
+    b = (c + ((t << 20) | (t >>> 12))) | 0;
+    t = (a + ((d & b) | (~d & c)) + w5 + -701558691) | 0;
+    a = (b + ((t << 5) | (t >>> 27))) | 0;
+    t = (d + ((c & a) | (~c & b)) + w10 + 38016083) | 0;
+    d = (a + ((t << 9) | (t >>> 23))) | 0;
+    t = (c + ((b & d) | (~b & a)) + w15 + -660478335) | 0;
+    c = (d + ((t << 14) | (t >>> 18))) | 0;
+    t = (b + ((a & c) | (~a & d)) + w4 + -405537848) | 0;
+    b = (c + ((t << 20) | (t >>> 12))) | 0;
+    t = (a + ((d & b) | (~d & c)) + w9 + 568446438) | 0;
+    a = (b + ((t << 5) | (t >>> 27))) | 0;
+    t = (d + ((c & a) | (~c & b)) + w14 + -1019803690) | 0;
+    d = (a + ((t << 9) | (t >>> 23))) | 0;
+    t = (c + ((b & d) | (~b & a)) + w3 + -187363961) | 0;
+    c = (d + ((t << 14) | (t >>> 18))) | 0;
+    t = (b + ((a & c) | (~a & d)) + w8 + 1163531501) | 0;
+    b = (c + ((t << 20) | (t >>> 12))) | 0;
+    t = (a + ((d & b) | (~d & c)) + w13 + -1444681467) | 0;
+    a = (b + ((t << 5) | (t >>> 27))) | 0;
+    t = (d + ((c & a) | (~c & b)) + w2 + -51403784) | 0;
+    d = (a + ((t << 9) | (t >>> 23))) | 0;
+    t = (c + ((b & d) | (~b & a)) + w7 + 1735328473) | 0;
+    c = (d + ((t << 14) | (t >>> 18))) | 0;
+    t = (b + ((a & c) | (~a & d)) + w12 + -1926607734) | 0;
+    b = (c + ((t << 20) | (t >>> 12))) | 0;
+    t = (a + (b ^ c ^ d) + w5 + -378558) | 0;
+    a = (b + ((t << 4) | (t >>> 28))) | 0;
+    t = (d + (a ^ b ^ c) + w8 + -2022574463) | 0;
+    d = (a + ((t << 11) | (t >>> 21))) | 0;
+    t = (c + (d ^ a ^ b) + w11 + 1839030562) | 0;
+    c = (d + ((t << 16) | (t >>> 16))) | 0;
+    t = (b + (c ^ d ^ a) + w14 + -35309556) | 0;
+    b = (c + ((t << 23) | (t >>> 9))) | 0;
+    t = (a + (b ^ c ^ d) + w1 + -1530992060) | 0;
+    a = (b + ((t << 4) | (t >>> 28))) | 0;
+    t = (d + (a ^ b ^ c) + w4 + 1272893353) | 0;
+    d = (a + ((t << 11) | (t >>> 21))) | 0;
+    t = (c + (d ^ a ^ b) + w7 + -155497632) | 0;
+    c = (d + ((t << 16) | (t >>> 16))) | 0;
+    t = (b + (c ^ d ^ a) + w10 + -1094730640) | 0;
+    b = (c + ((t << 23) | (t >>> 9))) | 0;
+    t = (a + (b ^ c ^ d) + w13 + 681279174) | 0;
+    a = (b + ((t << 4) | (t >>> 28))) | 0;
+    t = (d + (a ^ b ^ c) + w0 + -358537222) | 0;
+    d = (a + ((t << 11) | (t >>> 21))) | 0;
+    t = (c + (d ^ a ^ b) + w3 + -722521979) | 0;
+    c = (d + ((t << 16) | (t >>> 16))) | 0;
+    t = (b + (c ^ d ^ a) + w6 + 76029189) | 0;
+    b = (c + ((t << 23) | (t >>> 9))) | 0;
+    t = (a + (b ^ c ^ d) + w9 + -640364487) | 0;
+    a = (b + ((t << 4) | (t >>> 28))) | 0;
+    t = (d + (a ^ b ^ c) + w12 + -421815835) | 0;
+    d = (a + ((t << 11) | (t >>> 21))) | 0;
+    t = (c + (d ^ a ^ b) + w15 + 530742520) | 0;
+    c = (d + ((t << 16) | (t >>> 16))) | 0;
+    t = (b + (c ^ d ^ a) + w2 + -995338651) | 0;
+    b = (c + ((t << 23) | (t >>> 9))) | 0;
+    t = (a + (c ^ (b | ~d)) + w0 + -198630844) | 0;
+    a = (b + ((t << 6) | (t >>> 26))) | 0;
+    t = (d + (b ^ (a | ~c)) + w7 + 1126891415) | 0;
+    d = (a + ((t << 10) | (t >>> 22))) | 0;
+    t = (c + (a ^ (d | ~b)) + w14 + -1416354905) | 0;
+    c = (d + ((t << 15) | (t >>> 17))) | 0;
+    t = (b + (d ^ (c | ~a)) + w5 + -57434055) | 0;
+    b = (c + ((t << 21) | (t >>> 11))) | 0;
+    t = (a + (c ^ (b | ~d)) + w12 + 1700485571) | 0;
+    a = (b + ((t << 6) | (t >>> 26))) | 0;
+    t = (d + (b ^ (a | ~c)) + w3 + -1894986606) | 0;
+    d = (a + ((t << 10) | (t >>> 22))) | 0;
+    t = (c + (a ^ (d | ~b)) + w10 + -1051523) | 0;
+    c = (d + ((t << 15) | (t >>> 17))) | 0;
+    t = (b + (d ^ (c | ~a)) + w1 + -2054922799) | 0;
+    b = (c + ((t << 21) | (t >>> 11))) | 0;
+    t = (a + (c ^ (b | ~d)) + w8 + 1873313359) | 0;
+    a = (b + ((t << 6) | (t >>> 26))) | 0;
+    t = (d + (b ^ (a | ~c)) + w15 + -30611744) | 0;
+    d = (a + ((t << 10) | (t >>> 22))) | 0;
+    t = (c + (a ^ (d | ~b)) + w6 + -1560198380) | 0;
+    c = (d + ((t << 15) | (t >>> 17))) | 0;
+    t = (b + (d ^ (c | ~a)) + w13 + 1309151649) | 0;
+    b = (c + ((t << 21) | (t >>> 11))) | 0;
+    t = (a + (c ^ (b | ~d)) + w4 + -145523070) | 0;
+    a = (b + ((t << 6) | (t >>> 26))) | 0;
+    t = (d + (b ^ (a | ~c)) + w11 + -1120210379) | 0;
+    d = (a + ((t << 10) | (t >>> 22))) | 0;
+    t = (c + (a ^ (d | ~b)) + w2 + 718787259) | 0;
+    c = (d + ((t << 15) | (t >>> 17))) | 0;
+    t = (b + (d ^ (c | ~a)) + w9 + -343485551) | 0;
+    b = (c + ((t << 21) | (t >>> 11))) | 0;
     state[0] = (state[0] + a) | 0;
     state[1] = (state[1] + b) | 0;
     state[2] = (state[2] + c) | 0;
@@ -133,7 +299,6 @@ export class Md5 {
   private _state = new Int32Array([
     0x67452301, 0xefcdab89, 0x98badcfe, 0x10325476
   ]);
-  private _words = new Int32Array(16);
   private _buffer = new Uint8Array(64);
   private _buffered = 0;
   private _length = 0;

@@ -46,6 +46,16 @@ export interface IPutObjectOptions {
   ifNoneMatch?: '*';
   signal?: AbortSignal;
   onProgress?: (loaded: number, total?: number) => void;
+  /**
+   * The body's MD5 digest, when the caller computed it already (while
+   * reading the bytes): hashing 50 MB takes a few hundred milliseconds.
+   */
+  md5?: Uint8Array;
+  /**
+   * The body's SHA-256 digest (see `sha256Digest`), when the caller started
+   * it already, so that it ran alongside other work.
+   */
+  sha256?: Promise<Uint8Array | null>;
 }
 
 /**

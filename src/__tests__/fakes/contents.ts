@@ -358,6 +358,14 @@ function decodeContent(
     throw responseError(400, 'File content must be a string');
   }
   if (format === 'text') {
+    // The server encodes text with Python's strict UTF-8 codec, which
+    // refuses half a surrogate pair (TextEncoder would replace it).
+    if (LONE_SURROGATE.test(content)) {
+      throw responseError(
+        400,
+        'Encoding error saving file: surrogates not allowed'
+      );
+    }
     return new TextEncoder().encode(content);
   }
   if (format === 'base64') {
@@ -372,6 +380,9 @@ function decodeContent(
     "Must specify format of file contents as 'text' or 'base64'"
   );
 }
+
+const LONE_SURROGATE =
+  /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
 function decodeBase64(text: string): Uint8Array {
   const binary = atob(text);

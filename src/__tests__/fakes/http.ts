@@ -146,6 +146,14 @@ export class FakeS3Http {
         ) {
           return { response: errorAnswer(400, 'BadDigest') };
         }
+        // S3 checks the signed payload hash against the body it received.
+        const payloadHash = headers['x-amz-content-sha256'];
+        if (
+          /^[0-9a-f]{64}$/.test(payloadHash ?? '') &&
+          createHash('sha256').update(received).digest('hex') !== payloadHash
+        ) {
+          return { response: errorAnswer(400, 'XAmzContentSHA256Mismatch') };
+        }
         const ifNoneMatch = headers['if-none-match'];
         const ifMatch = headers['if-match'];
         if (ifNoneMatch === '*' && stored) {

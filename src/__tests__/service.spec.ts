@@ -1,0 +1,123 @@
+import { BookshelfModel } from '../model';
+import { CredentialsProvider } from '../s3/credentials';
+import { BookshelfService, type IBookshelfBackend } from '../service';
+import { DEFAULT_SETTINGS } from '../settings';
+import type { IBookshelfSettings } from '../tokens';
+
+/**
+ * A backend that records what it was asked.
+ */
+function backend(): IBookshelfBackend & {
+  calls: string[];
+  settings: IBookshelfSettings[];
+} {
+  const calls: string[] = [];
+  const settings: IBookshelfSettings[] = [];
+  return {
+    calls,
+    settings,
+    credentials: { forget: () => calls.push('forget') },
+    updateSettings: next => settings.push(next),
+    info: async () => {
+      calls.push('info');
+      return { release: '0', features: {} };
+    },
+    clone: async request => {
+      calls.push(`clone ${request.s3_key}`);
+      return { path: request.s3_key } as any;
+    },
+    publishTarget: async path => {
+      calls.push(`publishTarget ${path}`);
+      return {} as any;
+    },
+    publish: async path => {
+      calls.push(`publish ${path}`);
+      return {} as any;
+    }
+  };
+}
+
+const OTHER: IBookshelfSettings = {
+  ...DEFAULT_SETTINGS,
+  publishBucket: 'published'
+};
+
+describe('BookshelfService', () => {
+  it('loads nothing until an operation is used, then loads once', async () => {
+    const model = backend();
+    let loads = 0;
+    const service = new BookshelfService(async () => {
+      loads++;
+      return model;
+    });
+    service.updateSettings(OTHER);
+    service.forgetCredentials();
+    expect(service.settings).toBe(OTHER);
+    expect(loads).toBe(0);
+
+    await Promise.all([
+      service.clone({ s3_bucket: 'b', s3_key: 'k' }),
+      service.publish('a.ipynb'),
+      service.publishTarget('a.ipynb'),
+      service.info()
+    ]);
+    expect(loads).toBe(1);
+    expect(model.calls.sort()).toEqual([
+      'clone k',
+      'info',
+      'publish a.ipynb',
+      'publishTarget a.ipynb'
+    ]);
+    // The model starts from the settings in effect.
+    expect(model.settings).toEqual([OTHER]);
+  });
+
+  it('hands later settings and forgetting to the loaded model', async () => {
+    const model = backend();
+    const service = new BookshelfService(async () => model);
+    const seen: IBookshelfSettings[] = [];
+    service.settingsChanged.connect((_, next) => seen.push(next));
+    await service.info();
+    service.updateSettings(OTHER);
+    service.forgetCredentials();
+    expect(model.settings).toEqual([DEFAULT_SETTINGS, OTHER]);
+    expect(model.calls).toContain('forget');
+    expect(seen).toEqual([OTHER]);
+  });
+
+  it('tries loading again after a failure', async () => {
+    const model = backend();
+    let attempt = 0;
+    const service = new BookshelfService(async () => {
+      if (++attempt === 1) {
+        throw new Error('ChunkLoadError');
+      }
+      return model;
+    });
+    await expect(service.info()).rejects.toThrow('ChunkLoadError');
+    await service.info();
+    expect(attempt).toBe(2);
+    expect(model.calls).toEqual(['info']);
+  });
+});
+
+describe('BookshelfModel.updateSettings', () => {
+  it('forgets the credentials when the credentials mode changes', () => {
+    const credentials = new CredentialsProvider();
+    const model = new BookshelfModel({
+      contents: {} as any,
+      serverSettings: {} as any,
+      credentials,
+      version: '0'
+    });
+    const keys = { accessKeyId: 'id', secretAccessKey: 'secret' };
+    credentials.setSessionCredentials(keys);
+    model.updateSettings({ ...DEFAULT_SETTINGS, publishBucket: 'other' });
+    expect(credentials.hasSessionCredentials).toBe(true);
+    model.updateSettings({
+      ...DEFAULT_SETTINGS,
+      credentials: { ...DEFAULT_SETTINGS.credentials, mode: 'anonymous' }
+    });
+    expect(credentials.hasSessionCredentials).toBe(false);
+  });
+});

@@ -1,0 +1,112 @@
+/**
+ * Parsing of the Bookshelf settings (schema/core.json): the part the
+ * plugins need at start-up, kept apart from the checks in `./settings.ts`.
+ */
+import type {
+  CredentialsMode,
+  IBookshelfSettings,
+  OverwritePolicy
+} from './tokens';
+
+const CREDENTIALS_MODES: CredentialsMode[] = [
+  'anonymous',
+  'session',
+  'settings',
+  'endpoint'
+];
+const OVERWRITE_POLICIES: OverwritePolicy[] = ['confirm', 'always', 'never'];
+
+/**
+ * The defaults, as in the schema.
+ */
+export const DEFAULT_SETTINGS: IBookshelfSettings = {
+  endpointUrl: '',
+  region: 'us-east-1',
+  forcePathStyle: false,
+  credentials: {
+    mode: 'session',
+    accessKeyId: '',
+    secretAccessKey: '',
+    sessionToken: '',
+    endpoint: ''
+  },
+  publishBucket: '',
+  publishPrefix: '',
+  overwritePolicy: 'confirm',
+  allowedBuckets: [],
+  openAfterClone: true,
+  maxObjectSizeMB: 200
+};
+
+function asString(value: unknown, fallback: string): string {
+  return typeof value === 'string' ? value.trim() : fallback;
+}
+
+function asBoolean(value: unknown, fallback: boolean): boolean {
+  return typeof value === 'boolean' ? value : fallback;
+}
+
+function asChoice<T extends string>(
+  value: unknown,
+  choices: T[],
+  fallback: T
+): T {
+  return choices.includes(value as T) ? (value as T) : fallback;
+}
+
+/**
+ * Turn the composite settings of the registry into typed settings; anything
+ * missing or of the wrong type takes its default.
+ */
+export function parseSettings(composite: unknown): IBookshelfSettings {
+  const raw = (composite && typeof composite === 'object' ? composite : {}) as {
+    [key: string]: any;
+  };
+  const credentials = (
+    raw.credentials && typeof raw.credentials === 'object'
+      ? raw.credentials
+      : {}
+  ) as { [key: string]: unknown };
+  const defaults = DEFAULT_SETTINGS;
+  const maxSize = Number(raw.maxObjectSizeMB);
+  return {
+    endpointUrl: asString(raw.endpointUrl, defaults.endpointUrl).replace(
+      /\/+$/,
+      ''
+    ),
+    region: asString(raw.region, defaults.region),
+    forcePathStyle: asBoolean(raw.forcePathStyle, defaults.forcePathStyle),
+    credentials: {
+      mode: asChoice(
+        credentials.mode,
+        CREDENTIALS_MODES,
+        defaults.credentials.mode
+      ),
+      accessKeyId: asString(credentials.accessKeyId, ''),
+      secretAccessKey: asString(credentials.secretAccessKey, ''),
+      sessionToken: asString(credentials.sessionToken, ''),
+      endpoint: asString(credentials.endpoint, '')
+    },
+    publishBucket: asString(raw.publishBucket, defaults.publishBucket),
+    publishPrefix: asString(raw.publishPrefix, defaults.publishPrefix).replace(
+      /^\/+/,
+      ''
+    ),
+    overwritePolicy: asChoice(
+      raw.overwritePolicy,
+      OVERWRITE_POLICIES,
+      defaults.overwritePolicy
+    ),
+    allowedBuckets: Array.isArray(raw.allowedBuckets)
+      ? raw.allowedBuckets
+          .filter((item: unknown) => typeof item === 'string')
+          .map((item: string) => item.trim())
+          .filter((item: string) => item.length > 0)
+      : [],
+    openAfterClone: asBoolean(raw.openAfterClone, defaults.openAfterClone),
+    maxObjectSizeMB:
+      Number.isFinite(maxSize) && maxSize >= 0
+        ? maxSize
+        : defaults.maxObjectSizeMB
+  };
+}
