@@ -18,16 +18,26 @@ for (const theme of ['light', 'dark']) {
   test.describe(`${theme} theme`, () => {
     test.use({ viewport: { width: 1200, height: 760 } });
 
+    // A folder with the name a reader would use, not the test's own.
+    const folder = 'reports';
+
     test.beforeEach(async ({ page }) => {
       if (theme === 'dark') {
         await page.theme.setDarkTheme();
       }
+      if (!(await page.contents.directoryExists(folder))) {
+        await page.contents.createDirectory(folder);
+      }
     });
 
-    test('the clone dialog', async ({ page, tmpPath }) => {
+    test.afterEach(async ({ page }) => {
+      await page.contents.deleteDirectory(folder);
+    });
+
+    test('the clone dialog', async ({ page }) => {
       await openLink(
         page,
-        `s3_bucket=examples&s3_key=reports/2026/q3.ipynb&target_path=${tmpPath}/`
+        `s3_bucket=examples&s3_key=reports/2026/q3.ipynb&target_path=${folder}/`
       );
       const dialog = page.locator('.jp-Dialog-content');
       await expect(dialog).toContainText('Will be saved as');
@@ -36,13 +46,13 @@ for (const theme of ['light', 'dark']) {
       });
     });
 
-    test('the publish dialog and its result', async ({ page, tmpPath }) => {
+    test('the publish dialog and its result', async ({ page }) => {
       await callBookshelf(page, 'clone', {
         s3_bucket: 'examples',
         s3_key: 'analysis/sales-forecast.ipynb',
-        target_path: `${tmpPath}/`
+        target_path: `${folder}/`
       });
-      await page.filebrowser.refresh();
+      await page.filebrowser.openDirectory(folder);
       await page
         .locator('.jp-DirListing-item', { hasText: 'sales-forecast.ipynb' })
         .click({ button: 'right' });
