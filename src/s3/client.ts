@@ -108,19 +108,9 @@ class SdkObjectStore implements IObjectStore {
     key: string,
     options: IGetObjectOptions = {}
   ): Promise<IObjectData> {
-    for (let attempt = 1; ; attempt++) {
-      try {
-        return await this._getObjectOnce(bucket, key, options);
-      } catch (error) {
-        if (!isDamagedTransfer(error) || options.signal?.aborted) {
-          throw error;
-        }
-        if (attempt >= DOWNLOAD_ATTEMPTS) {
-          throw triedTimes(error as BookshelfError, attempt);
-        }
-        await pause(250 * 2 ** (attempt - 1), options.signal);
-      }
-    }
+    return retryDamaged(DOWNLOAD_ATTEMPTS, options.signal, () =>
+      this._getObjectOnce(bucket, key, options)
+    );
   }
 
   private async _getObjectOnce(
@@ -215,25 +205,9 @@ class SdkObjectStore implements IObjectStore {
     const md5 = contentMd5(bytes, options.md5);
     const digest = await sha256;
     const payloadHash = digest ? toHex(digest) : undefined;
-    for (let attempt = 1; ; attempt++) {
-      try {
-        return await this._putObjectOnce(
-          bucket,
-          key,
-          bytes,
-          { md5, payloadHash },
-          options
-        );
-      } catch (error) {
-        if (!isDamagedTransfer(error) || options.signal?.aborted) {
-          throw error;
-        }
-        if (attempt >= UPLOAD_ATTEMPTS) {
-          throw triedTimes(error as BookshelfError, attempt);
-        }
-        await pause(250 * 2 ** (attempt - 1), options.signal);
-      }
-    }
+    return retryDamaged(UPLOAD_ATTEMPTS, options.signal, () =>
+      this._putObjectOnce(bucket, key, bytes, { md5, payloadHash }, options)
+    );
   }
 
   private async _putObjectOnce(
@@ -400,6 +374,31 @@ class SdkObjectStore implements IObjectStore {
       ...context,
       endpointUrl: this._config.endpointUrl
     });
+  }
+}
+
+/**
+ * Run a transfer, and again from the start while it fails as damaged on
+ * the way (cut off, or refused by its checksum), up to `attempts` times in
+ * all, with a growing pause between tries.
+ */
+async function retryDamaged<T>(
+  attempts: number,
+  signal: AbortSignal | undefined,
+  once: () => Promise<T>
+): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await once();
+    } catch (error) {
+      if (!isDamagedTransfer(error) || signal?.aborted) {
+        throw error;
+      }
+      if (attempt >= attempts) {
+        throw triedTimes(error as BookshelfError, attempt);
+      }
+      await pause(250 * 2 ** (attempt - 1), signal);
+    }
   }
 }
 

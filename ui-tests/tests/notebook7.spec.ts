@@ -8,7 +8,7 @@
 import { expect, test } from '@jupyterlab/galata';
 import type { Page } from '@playwright/test';
 
-import { getObject, readFile } from './helpers';
+import { getObject, readFile, startCommand } from './helpers';
 
 const NOTEBOOK_URL = `http://127.0.0.1:${process.env.BOOKSHELF_TEST_NOTEBOOK_PORT}`;
 
@@ -76,15 +76,6 @@ function toast(page: Page, text: string) {
   return page.locator('.Toastify__toast', { hasText: text });
 }
 
-async function runCommand(page: Page, id: string, args: object = {}) {
-  await page.evaluate(
-    ({ id, args }) => {
-      void (window as any).jupyterapp.commands.execute(id, args);
-    },
-    { id, args }
-  );
-}
-
 test.describe('Notebook 7', () => {
   test('the clone link hands off to /tree; Clone writes and opens the notebook', async ({
     page,
@@ -130,7 +121,7 @@ test.describe('Notebook 7', () => {
     tmpPath
   }) => {
     await page.contents.uploadContent(NOTEBOOK, 'text', `${tmpPath}/q3.ipynb`);
-    await runCommand(page, 'bookshelf:clone', {
+    await startCommand(page, 'bookshelf:clone', {
       s3_bucket: 'examples',
       s3_key: 'reports/2026/q3.ipynb',
       target_path: `${tmpPath}/`
@@ -211,7 +202,7 @@ test.describe('Notebook 7', () => {
     page,
     tmpPath
   }) => {
-    await runCommand(page, 'bookshelf:info');
+    await startCommand(page, 'bookshelf:info');
     const panel = page.locator('.jp-Bookshelf-infoPanel');
     await expect(panel).toBeVisible({ timeout: 30000 });
     await expect(
@@ -234,7 +225,7 @@ test.describe('Notebook 7', () => {
       `${NOTEBOOK_URL}/notebooks/${path}`
     );
     await expect(page.locator('.jp-Notebook')).toBeVisible({ timeout: 30000 });
-    await runCommand(page, 'bookshelf:info');
+    await startCommand(page, 'bookshelf:info');
     const side = page.locator('#jp-right-stack .jp-Bookshelf-infoPanel');
     await expect(side).toBeVisible({ timeout: 30000 });
     // The notebook stays in the main area.
