@@ -9,9 +9,16 @@ import {
 import { BookshelfError } from '../errors';
 import { bytesEqual, notebookText, randomBytes, utf8 } from './fakes/bytes';
 
+/** Classify as a clone does, with the notebook check it runs later. */
+function classifyAndCheck(name: string, bytes: Uint8Array) {
+  const result = classifyObject(name, bytes);
+  result.check?.();
+  return result;
+}
+
 function notANotebookMessage(text: string): string {
   try {
-    classifyObject('q3.ipynb', utf8(text));
+    classifyAndCheck('q3.ipynb', utf8(text));
   } catch (error) {
     expect(error).toBeInstanceOf(BookshelfError);
     expect((error as BookshelfError).code).toBe('NotANotebook');
@@ -26,7 +33,7 @@ describe('classifyObject', () => {
     const text =
       '{ "nbformat_minor": 5,\r\n  "cells": [],  "metadata": {"a": 1.50},\r\n "nbformat": 4 }';
     const bytes = utf8(text);
-    const result = classifyObject('q3.ipynb', bytes);
+    const result = classifyAndCheck('q3.ipynb', bytes);
     expect(result.kind).toBe('notebook');
     expect(result.format).toBe('text');
     expect(bytesEqual(result.bytes, bytes)).toBe(true);
@@ -117,9 +124,10 @@ describe('classifyObject', () => {
   it('checks notebooks by the target name, not the content', () => {
     const text = notebookText();
     expect(classifyObject('q3.json', utf8(text)).kind).toBe('text');
-    expect(() => classifyObject('q3.ipynb', utf8('hello'))).toThrow(
+    expect(() => classifyAndCheck('q3.ipynb', utf8('hello'))).toThrow(
       BookshelfError
     );
+    expect(classifyAndCheck('q3.ipynb', utf8(text)).kind).toBe('notebook');
   });
 
   test.each([

@@ -25,6 +25,13 @@ async function rejection(promise: Promise<unknown>): Promise<any> {
   throw new Error('The promise resolved');
 }
 
+async function waitFor(condition: () => boolean): Promise<void> {
+  for (let i = 0; i < 200 && !condition(); i++) {
+    await new Promise(resolve => setTimeout(resolve, 5));
+  }
+  expect(condition()).toBe(true);
+}
+
 describe('cloneObject', () => {
   let store: FakeObjectStore;
   let contents: FakeContentsManager;
@@ -265,7 +272,80 @@ describe('cloneObject', () => {
     expect(error.message).toBe(
       "The object is not a Jupyter notebook: 'nbformat' is missing."
     );
-    expect(contents.calls.some(call => call.method === 'save')).toBe(false);
+    // Checked while the server saved: the saved file is gone before the
+    // error is thrown.
+    expect(contents.files()).toEqual([]);
+  });
+
+  it('checks the notebook while the server saves it, and removes it when it fails', async () => {
+    const events: string[] = [];
+    let finishSave = () => undefined as void;
+    contents = new FakeContentsManager({
+      beforeSave: async () => {
+        events.push('save sent');
+        await new Promise<void>(resolve => (finishSave = resolve));
+        events.push('save done');
+      }
+    });
+    deps = { store, contents, locks: new MemoryFolderLocks() };
+    store.addObject('shared', 'fake.ipynb', '{"cells": []}');
+    const cloning = rejection(clone({ s3_key: 'fake.ipynb' }));
+    await waitFor(() => events.length === 1);
+    // The check ran (and failed) with the save still in flight; the error
+    // waits until the saved file is removed.
+    let settled = false;
+    void cloning.then(() => (settled = true));
+    await new Promise(resolve => setTimeout(resolve, 20));
+    expect(settled).toBe(false);
+    finishSave();
+    const error = await cloning;
+    expect(error.code).toBe('NotANotebook');
+    expect(events).toEqual(['save sent', 'save done']);
+    expect(contents.calls.map(call => call.method)).toContain('delete');
+    expect(contents.files()).toEqual([]);
+  });
+
+  it('clones again when the checksum finds a damaged download during the save', async () => {
+    store = new FakeObjectStore({ damagedDownloads: 1 });
+    store.addBucket('shared');
+    store.addObject('shared', 'reports/q3.ipynb', NOTEBOOK);
+    deps = { store, contents, locks: new MemoryFolderLocks() };
+    const model = await clone({});
+    expect(model.path).toBe('q3.ipynb');
+    expect(contents.readText('q3.ipynb')).toBe(NOTEBOOK);
+    expect(
+      store.calls.filter(call => call.startsWith('getObject'))
+    ).toHaveLength(2);
+    expect(contents.files()).toEqual(['q3.ipynb']);
+  });
+
+  it('reports a download damaged every time, after three tries, and leaves nothing', async () => {
+    store = new FakeObjectStore({ damagedDownloads: 99 });
+    store.addBucket('shared');
+    store.addObject('shared', 'reports/q3.ipynb', NOTEBOOK);
+    deps = { store, contents, locks: new MemoryFolderLocks() };
+    const error = await rejection(clone({}));
+    expect(error.code).toBe('Corrupted');
+    expect(error.message).toContain('It still was after 3 tries.');
+    expect(error.detail).toMatchObject({
+      attempts: 3,
+      key: 'reports/q3.ipynb'
+    });
+    expect(
+      store.calls.filter(call => call.startsWith('getObject'))
+    ).toHaveLength(3);
+    expect(contents.files()).toEqual([]);
+  });
+
+  it('says a damaged download is damaged, not that it is not UTF-8', async () => {
+    store = new FakeObjectStore({ damagedDownloads: 99 });
+    store.addBucket('shared');
+    // The fake changes the middle byte: here the lead byte of 'é', which
+    // makes the bytes invalid UTF-8.
+    store.addObject('shared', 'e.ipynb', utf8('aaa\u00e9a'));
+    deps = { store, contents, locks: new MemoryFolderLocks() };
+    const error = await rejection(clone({ s3_key: 'e.ipynb' }));
+    expect(error.code).toBe('Corrupted');
     expect(contents.files()).toEqual([]);
   });
 

@@ -399,6 +399,53 @@ describe('writeNewFile', () => {
     expect(forbidden.files()).toEqual([]);
   });
 
+  it('verifies once, after the last chunk was sent and before it is saved', async () => {
+    const events: string[] = [];
+    contents = new FakeContentsManager({
+      beforeSave: async (_path, options) => {
+        events.push(`sent ${options.chunk}`);
+        await delay(5);
+        events.push(`saved ${options.chunk}`);
+      }
+    });
+    for (const format of ['text', 'base64'] as const) {
+      events.length = 0;
+      const data: IFileData =
+        format === 'text'
+          ? text('x'.repeat(10))
+          : { bytes: randomBytes(10), format };
+      await writeNewFile(contents, '', `v.${format}`, data, {
+        locks,
+        chunkSize: 4,
+        verify: () => void events.push('verify')
+      });
+      expect(events).toEqual([
+        'sent 1',
+        'saved 1',
+        'sent 2',
+        'saved 2',
+        'sent -1',
+        'verify',
+        'saved -1'
+      ]);
+    }
+  });
+
+  it('removes the saved file and renames nothing when verify fails', async () => {
+    const refused = new BookshelfError('NotANotebook', 'Not a notebook.');
+    const error = await rejection(
+      writeNewFile(contents, 'work', 'q3.ipynb', text('{}'), {
+        locks,
+        verify: async () => {
+          throw refused;
+        }
+      })
+    );
+    expect(error).toBe(refused);
+    expect(contents.calls.some(call => call.method === 'rename')).toBe(false);
+    expect(contents.files()).toEqual([]);
+  });
+
   it('still throws the original error when the clean-up fails', async () => {
     contents = new FakeContentsManager({ failOnRename: true });
     contents.delete = async () => {

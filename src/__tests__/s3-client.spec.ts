@@ -10,11 +10,8 @@ import { createHash, webcrypto } from 'crypto';
 import { ReadableStream as NodeReadableStream } from 'stream/web';
 
 import { BookshelfError } from '../errors';
-import {
-  createObjectStore,
-  DOWNLOAD_ATTEMPTS,
-  UPLOAD_ATTEMPTS
-} from '../s3/client';
+import { createObjectStore } from '../s3/client';
+import { DOWNLOAD_ATTEMPTS, UPLOAD_ATTEMPTS } from '../s3/retry';
 import type { IObjectStore } from '../s3/types';
 import { FakeS3Http, md5Hex } from './fakes/http';
 
@@ -123,6 +120,34 @@ describe('SdkObjectStore.getObject over a failing network', () => {
     const error = await failure(store(http).getObject('b', 'k.bin'));
     expect(error.code).toBe('Corrupted');
     expect(error.message).toContain('do not match its checksum');
+  });
+
+  it('leaves a changed byte to verify with deferChecksum, and still retries a cut', async () => {
+    http.queue('GET', { type: 'cut', after: 40000 });
+    http.queue('GET', { type: 'corrupt', offset: 777 });
+    const data = await store(http).getObject('b', 'k.bin', {
+      deferChecksum: true
+    });
+    // The cut was tried again; the changed byte came through, for verify.
+    expect(gets(http).map(call => call.fault)).toEqual(['cut', 'corrupt']);
+    expect(md5Hex(data.bytes)).not.toBe(md5Hex(body));
+    let error: unknown;
+    try {
+      data.verify!();
+    } catch (caught) {
+      error = caught;
+    }
+    expect(error).toBeInstanceOf(BookshelfError);
+    expect((error as BookshelfError).code).toBe('Corrupted');
+    expect((error as BookshelfError).detail).toMatchObject({
+      reason: 'checksum',
+      bucket: 'b',
+      key: 'k.bin'
+    });
+    const again = await store(http).getObject('b', 'k.bin', {
+      deferChecksum: true
+    });
+    expect(() => again.verify!()).not.toThrow();
   });
 
   it('checks only the length of a KMS-encrypted object, whose ETag is no MD5', async () => {

@@ -218,7 +218,9 @@ describe('not a notebook', () => {
       utf8('{"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": {}}')
     ]
   ])('translates the reason of %s', (_, bytes) => {
-    const error = thrown(() => classifyObject('q3.ipynb', bytes, trans));
+    const error = thrown(() =>
+      classifyObject('q3.ipynb', bytes, trans).check?.()
+    );
     expect(error.code).toBe('NotANotebook');
     expect(error.message).toMatch(
       /^«The object is not a Jupyter notebook: «[^«»]+»»$/

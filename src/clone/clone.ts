@@ -11,7 +11,17 @@ import { TRANSLATION_DOMAIN } from '../commands';
 import { BookshelfError, throwIfAborted } from '../errors';
 import type { ICloneRequest, ITransferProgress } from '../tokens';
 import type { IObjectStore } from '../s3/types';
-import { checkSize, classifyObject, sizeLimitBytes } from './content';
+import {
+  DOWNLOAD_ATTEMPTS,
+  isChecksumMismatch,
+  retryDamaged
+} from '../s3/retry';
+import {
+  checkSize,
+  classifyObject,
+  sizeLimitBytes,
+  type IClassifiedObject
+} from './content';
 import type { IFolderLocks } from './locks';
 import { resolveTarget, type ICloneTarget } from './naming';
 import { checkCloneRequest, checkFileName, keyBaseName } from './request';
@@ -73,7 +83,7 @@ export async function cloneObject(
   request: ICloneRequest,
   options: ICloneObjectOptions
 ): Promise<Contents.IModel> {
-  const { signal, onProgress } = options;
+  const { signal } = options;
   const trans = options.trans ?? nullTranslator.load(TRANSLATION_DOMAIN);
   const checked = checkCloneRequest(request, trans);
   throwIfAborted(signal);
@@ -87,10 +97,35 @@ export async function cloneObject(
   );
   throwIfAborted(signal);
 
-  const object = await deps.store.getObject(checked.s3_bucket, checked.s3_key, {
-    versionId: checked.s3_version_id,
+  // A download damaged on the way is found by its checksum only while the
+  // save is in flight (see `saveObject`): then the clone starts again.
+  return retryDamaged(
+    DOWNLOAD_ATTEMPTS,
+    signal,
+    () => saveObject(deps, checked, target, options, trans),
+    isChecksumMismatch
+  );
+}
+
+/**
+ * Download the object and save it at the target. The checks the save does
+ * not need (the checksum, the notebook's structure) run while the server
+ * saves: checking first would leave the page busy and the server idle, and
+ * the other way round. A failed check removes the saved file.
+ */
+async function saveObject(
+  deps: ICloneDependencies,
+  request: ICloneRequest,
+  target: ICloneTarget,
+  options: ICloneObjectOptions,
+  trans: TranslationBundle
+): Promise<Contents.IModel> {
+  const { signal, onProgress } = options;
+  const object = await deps.store.getObject(request.s3_bucket, request.s3_key, {
+    versionId: request.s3_version_id,
     signal,
     maxBytes: sizeLimitBytes(options.maxObjectSizeMB),
+    deferChecksum: true,
     onProgress: (loaded, total) =>
       onProgress?.({ phase: 'download', loaded, total })
   });
@@ -98,13 +133,25 @@ export async function cloneObject(
   checkSize(object.bytes.length, options.maxObjectSizeMB, trans);
   throwIfAborted(signal);
 
-  const data = classifyObject(target.name, object.bytes, trans);
+  let data: IClassifiedObject;
+  try {
+    data = classifyObject(target.name, object.bytes, trans);
+  } catch (error) {
+    // Damaged bytes may not decode: that is not the object's fault.
+    object.verify?.();
+    throw error;
+  }
   try {
     return await writeNewFile(deps.contents, target.folder, target.name, data, {
       signal,
       locks: deps.locks,
       chunkSize: options.chunkSize,
       onProgress: progress => onProgress?.({ phase: 'save', ...progress }),
+      verify: () => {
+        // The checksum first: damaged bytes are not a bad notebook.
+        object.verify?.();
+        data.check?.();
+      },
       trans
     });
   } catch (error) {

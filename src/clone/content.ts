@@ -30,6 +30,12 @@ export interface IFileData {
  */
 export interface IClassifiedObject extends IFileData {
   kind: 'notebook' | 'text' | 'binary';
+  /**
+   * For a notebook: throw `NotANotebook` unless the text is an nbformat 4
+   * notebook. Left to the caller, which runs it while the file is on its
+   * way to the server (the save does not need its result).
+   */
+  check?: () => void;
 }
 
 const BYTES_PER_MB = 1024 * 1024;
@@ -76,10 +82,10 @@ export function checkSize(
 
 /**
  * Decide how an object is saved under `name`. A name ending in `.ipynb`
- * must hold an nbformat 4 notebook (else `NotANotebook`); its bytes are
- * kept as they came, except a leading byte order mark, which Jupyter
- * cannot read. Other objects are text when they are UTF-8 without NUL
- * bytes, else binary.
+ * must be UTF-8 text (else `NotANotebook`) and hold an nbformat 4 notebook,
+ * which the result's `check` tells; its bytes are kept as they came, except
+ * a leading byte order mark, which Jupyter cannot read. Other objects are
+ * text when they are UTF-8 without NUL bytes, else binary.
  */
 export function classifyObject(
   name: string,
@@ -89,8 +95,14 @@ export function classifyObject(
   if (name.endsWith('.ipynb')) {
     const start = hasByteOrderMark(bytes) ? 3 : 0;
     const notebookBytes = start ? bytes.subarray(start) : bytes;
-    const text = checkNotebook(notebookBytes, trans);
-    return { kind: 'notebook', format: 'text', bytes: notebookBytes, text };
+    const text = decodeNotebook(notebookBytes, trans);
+    return {
+      kind: 'notebook',
+      format: 'text',
+      bytes: notebookBytes,
+      text,
+      check: () => checkNotebookText(text, trans)
+    };
   }
   const text = utf8Text(bytes);
   if (text !== null) {
@@ -115,14 +127,30 @@ export function checkNotebook(
   trans: TranslationBundle = nullTranslator.load(TRANSLATION_DOMAIN),
   purpose: 'clone' | 'publish' = 'clone'
 ): string {
-  let text: string;
+  const text = decodeNotebook(bytes, trans);
+  checkNotebookText(text, trans, purpose);
+  return text;
+}
+
+/**
+ * The text of a notebook's bytes; `NotANotebook` when they are not UTF-8.
+ */
+function decodeNotebook(bytes: Uint8Array, trans: TranslationBundle): string {
   try {
-    text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(
-      bytes
-    );
+    return decodeUtf8(bytes);
   } catch {
     throw notANotebook(trans.__('it is not UTF-8 text.'), trans);
   }
+}
+
+/**
+ * `checkNotebook` for text decoded already.
+ */
+export function checkNotebookText(
+  text: string,
+  trans: TranslationBundle = nullTranslator.load(TRANSLATION_DOMAIN),
+  purpose: 'clone' | 'publish' = 'clone'
+): void {
   const depth = jsonDepth(text, MAX_NOTEBOOK_DEPTH);
   if (depth > MAX_NOTEBOOK_DEPTH) {
     throw notANotebook(
@@ -184,7 +212,6 @@ export function checkNotebook(
   if (!Array.isArray(notebook.cells)) {
     throw notANotebook(trans.__("'cells' is not a list."), trans);
   }
-  return text;
 }
 
 /**

@@ -57,6 +57,12 @@ export interface IWriteOptions {
   maxAttempts?: number;
   /** Translates the error messages; default: English. */
   trans?: TranslationBundle;
+  /**
+   * Checks of the data that the save does not need, run while the server
+   * works on the last save (the page would otherwise sit idle): when one
+   * throws, the temporary file is removed and nothing is renamed.
+   */
+  verify?: () => void | Promise<void>;
 }
 
 /**
@@ -115,11 +121,15 @@ export async function writeNewFile(
     if (!renamed) {
       const pending = inFlight.save;
       if (pending) {
-        // Cancelled while the server was still saving: say so now, and
-        // remove the temporary file once that save is over.
-        void pending
+        // The server is still saving: remove the temporary file once that
+        // save is over. A cancelled clone says so at once; a failed check
+        // waits, so that nothing is left when its error is shown.
+        const cleanUp = pending
           .catch(() => undefined)
           .then(() => deleteQuietly(contents, temporaryPath));
+        if (!signal?.aborted) {
+          await cleanUp;
+        }
       } else {
         await deleteQuietly(contents, temporaryPath);
       }
@@ -242,11 +252,14 @@ async function upload(
     for (const [index, piece] of pieces.entries()) {
       throwIfAborted(options.signal);
       const last = index === pieces.length - 1;
-      await save({
-        format: 'text',
-        content: piece,
-        ...(pieces.length > 1 ? { chunk: last ? -1 : index + 1 } : {})
-      });
+      await saveThenVerify(
+        save({
+          format: 'text',
+          content: piece,
+          ...(pieces.length > 1 ? { chunk: last ? -1 : index + 1 } : {})
+        }),
+        last ? options.verify : undefined
+      );
       loaded = last ? total : loaded + utf8Length(piece);
       options.onProgress?.({ loaded, total });
     }
@@ -258,17 +271,44 @@ async function upload(
     throwIfAborted(options.signal);
     const end = Math.min(start + chunkSize, total);
     const whole = chunk === 1 && end === total;
-    await save({
-      format: 'base64',
-      content: bytesToBase64(data.bytes.subarray(start, end)),
-      ...(whole ? {} : { chunk: end === total ? -1 : chunk })
-    });
+    await saveThenVerify(
+      save({
+        format: 'base64',
+        content: bytesToBase64(data.bytes.subarray(start, end)),
+        ...(whole ? {} : { chunk: end === total ? -1 : chunk })
+      }),
+      end === total ? options.verify : undefined
+    );
     start = end;
     options.onProgress?.({ loaded: end, total });
     if (end === total) {
       break;
     }
   }
+}
+
+/**
+ * Wait for a save that was sent, running `verify` meanwhile. The save's
+ * request is on its way once `save` returned (the contents manager builds
+ * the body before it returns); one turn of the event loop lets any
+ * contents manager that does more first send it before `verify` takes the
+ * page's thread.
+ */
+async function saveThenVerify(
+  sent: Promise<void>,
+  verify: (() => void | Promise<void>) | undefined
+): Promise<void> {
+  if (verify) {
+    try {
+      await new Promise(resolve => setTimeout(resolve, 0));
+      await verify();
+    } catch (error) {
+      // The clean-up waits for the save (see `writeNewFile`).
+      sent.catch(() => undefined);
+      throw error;
+    }
+  }
+  await sent;
 }
 
 /**

@@ -18,6 +18,7 @@ import { BookshelfError, throwIfAborted } from '../errors';
 import { toBookshelfError } from './diagnosis';
 import { checkDownload, contentMd5, etagMd5, sha256Digest } from './integrity';
 import { Md5, toHex } from './md5';
+import { DOWNLOAD_ATTEMPTS, retryDamaged, UPLOAD_ATTEMPTS } from './retry';
 import {
   IGetObjectOptions,
   IObjectData,
@@ -44,18 +45,6 @@ export interface IObjectStoreConfig {
    */
   requestHandler?: unknown;
 }
-
-/**
- * How many times a download is tried when its body is cut off or damaged
- * (the SDK retries only until the answer's head arrives).
- */
-export const DOWNLOAD_ATTEMPTS = 3;
-
-/**
- * How many times an upload is tried when the server refuses its body as
- * damaged (400 BadDigest; nothing was stored).
- */
-export const UPLOAD_ATTEMPTS = 3;
 
 /**
  * Create an object store for the configuration.
@@ -100,8 +89,9 @@ class SdkObjectStore implements IObjectStore {
   /**
    * Download an object whole, or throw. The bytes are checked against the
    * announced length and, when the ETag is the MD5 of the bytes, against
-   * it; a download cut off or damaged on the way is tried again, from the
-   * start, up to `DOWNLOAD_ATTEMPTS` times in all.
+   * it (at once, or by the result's `verify` with `deferChecksum`); a
+   * download cut off or damaged on the way is tried again, from the start,
+   * up to `DOWNLOAD_ATTEMPTS` times in all.
    */
   async getObject(
     bucket: string,
@@ -161,10 +151,23 @@ class SdkObjectStore implements IObjectStore {
       serverSideEncryption: response.ServerSideEncryption,
       sseCustomerAlgorithm: response.SSECustomerAlgorithm
     };
-    // Hash while the bytes arrive, when there is an MD5 to compare with.
-    const hash = etagMd5(integrity) !== null ? new Md5() : undefined;
+    // With the object's details, for the messages and the retries.
+    const located = (error: unknown) =>
+      error instanceof BookshelfError && error.code !== 'Cancelled'
+        ? new BookshelfError(error.code, error.message, {
+            ...error.detail,
+            bucket,
+            key,
+            versionId
+          })
+        : error;
+    // Hash while the bytes arrive, when there is an MD5 to compare with,
+    // unless the caller checks later.
+    const hashNow = !options.deferChecksum && etagMd5(integrity) !== null;
+    const hash = hashNow ? new Md5() : undefined;
+    let bytes: Uint8Array;
     try {
-      const bytes = await readStream(stream, {
+      bytes = await readStream(stream, {
         total,
         maxBytes,
         signal,
@@ -172,19 +175,26 @@ class SdkObjectStore implements IObjectStore {
         where,
         hash
       });
-      checkDownload(bytes, integrity, where, hash?.digest());
-      return { head, bytes };
-    } catch (error) {
-      if (error instanceof BookshelfError && error.code !== 'Cancelled') {
-        throw new BookshelfError(error.code, error.message, {
-          ...error.detail,
-          bucket,
-          key,
-          versionId
-        });
+      if (!options.deferChecksum) {
+        checkDownload(bytes, integrity, where, hash?.digest());
       }
-      throw error;
+    } catch (error) {
+      throw located(error);
     }
+    if (!options.deferChecksum) {
+      return { head, bytes };
+    }
+    return {
+      head,
+      bytes,
+      verify: () => {
+        try {
+          checkDownload(bytes, integrity, where);
+        } catch (error) {
+          throw located(error);
+        }
+      }
+    };
   }
 
   /**
@@ -375,74 +385,6 @@ class SdkObjectStore implements IObjectStore {
       endpointUrl: this._config.endpointUrl
     });
   }
-}
-
-/**
- * Run a transfer, and again from the start while it fails as damaged on
- * the way (cut off, or refused by its checksum), up to `attempts` times in
- * all, with a growing pause between tries.
- */
-async function retryDamaged<T>(
-  attempts: number,
-  signal: AbortSignal | undefined,
-  once: () => Promise<T>
-): Promise<T> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await once();
-    } catch (error) {
-      if (!isDamagedTransfer(error) || signal?.aborted) {
-        throw error;
-      }
-      if (attempt >= attempts) {
-        throw triedTimes(error as BookshelfError, attempt);
-      }
-      await pause(250 * 2 ** (attempt - 1), signal);
-    }
-  }
-}
-
-/**
- * Whether an error is a transfer that was cut off or damaged on the way,
- * which trying again may cure.
- */
-function isDamagedTransfer(error: unknown): boolean {
-  return (
-    error instanceof BookshelfError &&
-    (error.code === 'Interrupted' || error.code === 'Corrupted')
-  );
-}
-
-/**
- * The error of the last attempt, saying how many there were.
- */
-function triedTimes(error: BookshelfError, attempts: number): BookshelfError {
-  return new BookshelfError(
-    error.code,
-    `${error.message} It still was after ${attempts} tries.`,
-    { ...error.detail, attempts }
-  );
-}
-
-/**
- * Wait, unless the signal aborts first (then throw `Cancelled`).
- */
-function pause(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(new BookshelfError('Cancelled', 'The transfer was cancelled.'));
-    };
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    if (signal?.aborted) {
-      onAbort();
-    } else {
-      signal?.addEventListener('abort', onAbort, { once: true });
-    }
-  });
 }
 
 /**

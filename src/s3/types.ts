@@ -25,6 +25,12 @@ export interface IGetObjectOptions {
   onProgress?: (loaded: number, total?: number) => void;
   /** Refuse (TooLarge) before downloading an object larger than this. */
   maxBytes?: number;
+  /**
+   * Leave the checksum to the result's `verify`: hashing 50 MB takes a few
+   * hundred milliseconds, which a caller can spend while it waits for
+   * something else (the clone: while the Jupyter server saves the file).
+   */
+  deferChecksum?: boolean;
 }
 
 /**
@@ -33,6 +39,11 @@ export interface IGetObjectOptions {
 export interface IObjectData {
   head: IObjectHead;
   bytes: Uint8Array;
+  /**
+   * With `deferChecksum`: throw `Corrupted` (`detail.reason` 'checksum')
+   * when the bytes do not match the object's checksum, if it has one.
+   */
+  verify?: () => void;
 }
 
 /**

@@ -65,6 +65,12 @@ export interface IFakeStoreOptions {
    * undefined to let the call through.
    */
   failure?: (method: string, bucket: string, key?: string) => unknown;
+  /**
+   * How many downloads, from the first, arrive damaged (one byte changed).
+   * The checksum finds it as the SDK-backed store's does: in the result's
+   * `verify` with `deferChecksum`, else as the download's `Corrupted`.
+   */
+  damagedDownloads?: number;
 }
 
 /**
@@ -86,6 +92,8 @@ export class FakeObjectStore implements IObjectStore {
 
   /** Every put, with its conditions, whether it succeeded or not. */
   readonly puts: IFakePut[] = [];
+
+  private _downloads = 0;
 
   addBucket(bucket: string, versioning: Versioning = 'Off'): void {
     this._buckets.set(bucket, {
@@ -179,7 +187,31 @@ export class FakeObjectStore implements IObjectStore {
       await delay(this.options.stepDelay ?? 0);
     } while (loaded < total);
     cancelIfAborted(options.signal);
-    return { head: head(version), bytes: copy(version.bytes) };
+    const bytes = copy(version.bytes);
+    if (this._downloads++ >= (this.options.damagedDownloads ?? 0)) {
+      return options.deferChecksum
+        ? { head: head(version), bytes, verify: () => undefined }
+        : { head: head(version), bytes };
+    }
+    if (bytes.length > 0) {
+      bytes[bytes.length >> 1] ^= 0x20;
+    }
+    const damaged = () =>
+      new BookshelfError(
+        'Corrupted',
+        `The bytes received for s3://${bucket}/${key} do not match its checksum (ETag): the download was damaged on the way.`,
+        { reason: 'checksum', bucket, key }
+      );
+    if (!options.deferChecksum) {
+      throw damaged();
+    }
+    return {
+      head: head(version),
+      bytes,
+      verify: () => {
+        throw damaged();
+      }
+    };
   }
 
   async putObject(
