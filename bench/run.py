@@ -11,7 +11,6 @@ import json
 import os
 import platform
 import shutil
-import signal
 import subprocess
 import sys
 import time
@@ -25,6 +24,7 @@ sys.path.insert(0, str(REPO / "scripts"))
 sys.path.insert(0, str(BENCH))
 
 from make_notebooks import SIZES, make_notebook  # noqa: E402
+from processes import stop_process  # noqa: E402
 from s3_fixture import s3_client  # noqa: E402
 
 LAB_PORT = int(os.environ.get("BOOKSHELF_BENCH_LAB_PORT", "17888"))
@@ -67,15 +67,6 @@ def start_plain_lab(root: Path) -> subprocess.Popen:
         command.append("--ServerApp.allow_root=True")
     log = open(RUN_DIR / "plain-lab.log", "ab")  # noqa: SIM115
     return subprocess.Popen(command, env=env, stdout=log, stderr=subprocess.STDOUT)
-
-
-def stop(process: subprocess.Popen) -> None:
-    if process.poll() is None:
-        process.send_signal(signal.SIGTERM)
-        try:
-            process.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            process.kill()
 
 
 def prepare(root: Path, endpoint: str) -> dict:
@@ -245,8 +236,8 @@ def main() -> int:
         return 1
     finally:
         if plain:
-            stop(plain)
-        stop(serve)
+            stop_process(plain, timeout=20)
+        stop_process(serve, timeout=20)
 
 
 if __name__ == "__main__":

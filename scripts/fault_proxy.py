@@ -84,6 +84,11 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
+try:  # imported as part of the ``scripts`` package
+    from .processes import stop_process
+except ImportError:  # run as a script, or with scripts/ on sys.path
+    from processes import stop_process  # type: ignore[no-redef]
+
 HOST = "127.0.0.1"
 CONTROL_PREFIX = "/__fault_proxy__/"
 #: Headers of one hop only: never forwarded as they are.
@@ -670,13 +675,7 @@ class FaultProxyProcess:
 
     def stop(self) -> None:
         """Terminate the proxy (by its PID), kill it if it does not go. Idempotent."""
-        if self._process.poll() is None:
-            self._process.terminate()
-            try:
-                self._process.wait(timeout=5)
-            except subprocess.TimeoutExpired:
-                self._process.kill()
-                self._process.wait(timeout=5)
+        stop_process(self._process)
         atexit.unregister(self.stop)
 
     def __enter__(self) -> FaultProxyProcess:

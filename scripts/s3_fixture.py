@@ -82,6 +82,11 @@ import urllib.request
 from pathlib import Path
 from typing import IO, Any
 
+try:  # imported as part of the ``scripts`` package
+    from .processes import stop_process
+except ImportError:  # run as a script, or with scripts/ on sys.path
+    from processes import stop_process  # type: ignore[no-redef]
+
 # boto3 and the sample builder (nbformat) are imported where they are used: the moto child
 # process runs this file too (see CHILD_FLAG) and must start fast.
 
@@ -478,13 +483,7 @@ class S3Fixture:
                 return
             self._stopped = True
         try:
-            if self._process.poll() is None:
-                self._process.terminate()
-                try:
-                    self._process.wait(timeout=5)
-                except subprocess.TimeoutExpired:
-                    self._process.kill()
-                    self._process.wait(timeout=5)
+            stop_process(self._process)
         finally:
             if self._log is not None:
                 self._log.close()

@@ -23,6 +23,7 @@ REPO = HERE.parent
 sys.path.insert(0, str(HERE))
 
 from fault_proxy import start_fault_proxy  # noqa: E402
+from processes import stop_process  # noqa: E402
 from s3_fixture import DEMO_ACCESS_KEY, DEMO_SECRET_KEY, start_s3_server  # noqa: E402
 
 
@@ -219,12 +220,8 @@ def main() -> int:
             code = lab.wait()
     finally:
         for server in (lab, notebook):
-            if server is not None and server.poll() is None:
-                server.terminate()
-                try:
-                    server.wait(timeout=15)
-                except subprocess.TimeoutExpired:
-                    server.kill()
+            if server is not None:
+                stop_process(server, timeout=15)
         if notebook_log:
             notebook_log.close()
         if proxy:

@@ -16,38 +16,23 @@ import {
   IFaultRule,
   listFolder,
   listVersions,
+  notebookText,
   proxyLog,
   proxyUrl,
   putObject,
-  readFile
+  readFile,
+  settleBookshelf
 } from './helpers';
 
 function notebook(title: string, size = 100 * 1024): string {
-  return (
-    JSON.stringify(
-      {
-        cells: [
-          {
-            cell_type: 'markdown',
-            id: 'title',
-            metadata: {},
-            source: [`# ${title}\n`, 'x'.repeat(size)]
-          }
-        ],
-        metadata: {
-          kernelspec: {
-            display_name: 'Python 3',
-            language: 'python',
-            name: 'python3'
-          }
-        },
-        nbformat: 4,
-        nbformat_minor: 5
-      },
-      null,
-      1
-    ) + '\n'
-  );
+  return notebookText([
+    {
+      cell_type: 'markdown',
+      id: 'title',
+      metadata: {},
+      source: [`# ${title}\n`, 'x'.repeat(size)]
+    }
+  ]);
 }
 
 const md5 = (text: string | Buffer) =>
@@ -61,27 +46,13 @@ function uid(): string {
  * Run calls of the page's IBookshelf at once; each settles to its result
  * or its error's code and message.
  */
-async function together(
+function together(
   page: IJupyterLabPageFixture,
   calls: { method: 'clone' | 'publish'; args: unknown[] }[]
-): Promise<{ ok: boolean; value?: any; code?: string; message?: string }[]> {
-  return page.evaluate(async calls => {
-    const app = (window as any).jupyterapp;
-    const services: Map<any, string> = app.pluginRegistry._services;
-    const token = [...services.keys()].find(
-      key => key.name === 'jupyterlab-bookshelf:IBookshelf'
-    );
-    const bookshelf = await app.resolveRequiredService(token);
-    return Promise.all(
-      calls.map(async ({ method, args }) => {
-        try {
-          return { ok: true, value: await bookshelf[method](...args) };
-        } catch (error: any) {
-          return { ok: false, code: error.code, message: error.message };
-        }
-      })
-    );
-  }, calls);
+) {
+  return Promise.all(
+    calls.map(({ method, args }) => settleBookshelf(page, method, ...args))
+  );
 }
 
 test.use({ mockSettings: bookshelfSettings({ endpointUrl: proxyUrl() }) });

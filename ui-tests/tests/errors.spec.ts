@@ -16,6 +16,7 @@ import {
   fixture,
   listFolder,
   listKeys,
+  notebookText,
   startCommand
 } from './helpers';
 import { expect, scanServerLogs, test } from './secrets';
@@ -193,16 +194,7 @@ test.describe('a bucket whose policy denies access', () => {
       tmpPath
     }) => {
       const path = `${tmpPath}/refused-${Date.now()}.ipynb`;
-      await page.contents.uploadContent(
-        JSON.stringify({
-          cells: [],
-          metadata: {},
-          nbformat: 4,
-          nbformat_minor: 5
-        }),
-        'text',
-        path
-      );
+      await page.contents.uploadContent(notebookText(), 'text', path);
       const error = await bookshelfError(page, 'publish', path, {
         overwrite: true
       });

@@ -24,6 +24,7 @@ import {
   getObject,
   listFolder,
   listVersions,
+  notebookText,
   proxyLog,
   proxyUrl,
   putObject,
@@ -38,39 +39,22 @@ const PARTIAL = /\.bookshelf-partial$/;
 function notebook(title: string, size = 200 * 1024): string {
   const line = 'All work and no play makes a dull notebook. ';
   const text = line.repeat(Math.ceil(size / line.length)).slice(0, size);
-  return (
-    JSON.stringify(
-      {
-        cells: [
-          {
-            cell_type: 'markdown',
-            id: 'title',
-            metadata: {},
-            source: [`# ${title}`]
-          },
-          {
-            cell_type: 'code',
-            execution_count: 1,
-            id: 'output',
-            metadata: {},
-            outputs: [{ name: 'stdout', output_type: 'stream', text: [text] }],
-            source: ['print(text)']
-          }
-        ],
-        metadata: {
-          kernelspec: {
-            display_name: 'Python 3',
-            language: 'python',
-            name: 'python3'
-          }
-        },
-        nbformat: 4,
-        nbformat_minor: 5
-      },
-      null,
-      1
-    ) + '\n'
-  );
+  return notebookText([
+    {
+      cell_type: 'markdown',
+      id: 'title',
+      metadata: {},
+      source: [`# ${title}`]
+    },
+    {
+      cell_type: 'code',
+      execution_count: 1,
+      id: 'output',
+      metadata: {},
+      outputs: [{ name: 'stdout', output_type: 'stream', text: [text] }],
+      source: ['print(text)']
+    }
+  ]);
 }
 
 function uid(): string {

@@ -6,7 +6,7 @@
 import { expect, galata, test } from '@jupyterlab/galata';
 import type { Locator } from '@playwright/test';
 
-import { openInfoPanel, startCommand } from './helpers';
+import { notebookText, openInfoPanel, startCommand } from './helpers';
 
 const SIZES = {
   small: { 'ui-font-size1': '10px', 'content-font-size1': '11px' },
@@ -97,16 +97,7 @@ for (const theme of THEMES) {
         await expect(clone).toHaveCount(0);
 
         const path = `${tmpPath}/fit.ipynb`;
-        await page.contents.uploadContent(
-          JSON.stringify({
-            cells: [],
-            metadata: {},
-            nbformat: 4,
-            nbformat_minor: 5
-          }),
-          'text',
-          path
-        );
+        await page.contents.uploadContent(notebookText(), 'text', path);
         await startCommand(page, 'bookshelf:publish', { path });
         const publish = page.locator('.jp-Dialog-content', {
           hasText: 'Publish Notebook'

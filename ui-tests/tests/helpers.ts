@@ -216,6 +216,26 @@ export function coreSettings(settings: object): { [id: string]: unknown } {
 }
 
 /**
+ * The text of an nbformat 4.5 notebook with these cells and a Python
+ * kernelspec, as Jupyter writes one (one-space indent, a final newline).
+ */
+export function notebookText(cells: object[] = []): string {
+  const notebook = {
+    cells,
+    metadata: {
+      kernelspec: {
+        display_name: 'Python 3',
+        language: 'python',
+        name: 'python3'
+      }
+    },
+    nbformat: 4,
+    nbformat_minor: 5
+  };
+  return JSON.stringify(notebook, null, 1) + '\n';
+}
+
+/**
  * Run a command of the page's app without waiting for it (it may wait for
  * dialogs).
  */
@@ -282,6 +302,27 @@ function unescapeXml(text: string): string {
 }
 
 /**
+ * The outcome of a call of the page's IBookshelf service: its value, or
+ * its error's code and message. Calls made together run concurrently in
+ * the page.
+ */
+export async function settleBookshelf(
+  page: IJupyterLabPageFixture,
+  method: 'clone' | 'publish' | 'info',
+  ...args: unknown[]
+): Promise<{ ok: boolean; value?: any; code?: string; message?: string }> {
+  try {
+    return { ok: true, value: await callBookshelf(page, method, ...args) };
+  } catch (error) {
+    const text = (error as Error).message;
+    const { code, message } = JSON.parse(
+      text.slice(text.indexOf('{'), text.lastIndexOf('}') + 1)
+    );
+    return { ok: false, code, message };
+  }
+}
+
+/**
  * Call a method of the page's IBookshelf service that must fail; resolves
  * to the error's code and message.
  */
@@ -290,13 +331,11 @@ export async function bookshelfError(
   method: 'clone' | 'publish' | 'info',
   ...args: unknown[]
 ): Promise<{ code: string; message: string }> {
-  try {
-    await callBookshelf(page, method, ...args);
-  } catch (error) {
-    const text = (error as Error).message;
-    return JSON.parse(text.slice(text.indexOf('{'), text.lastIndexOf('}') + 1));
+  const result = await settleBookshelf(page, method, ...args);
+  if (result.ok) {
+    throw new Error(`The ${method} succeeded`);
   }
-  throw new Error(`The ${method} succeeded`);
+  return { code: result.code!, message: result.message! };
 }
 
 /**

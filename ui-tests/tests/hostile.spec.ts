@@ -20,6 +20,7 @@ import {
   filesOnDisk,
   getObject,
   listFolder,
+  notebookText,
   putObject,
   readFile
 } from './helpers';
@@ -522,18 +523,9 @@ test.describe('hostile values typed into the dialog', () => {
   });
 });
 
-const NOTEBOOK = JSON.stringify({
-  cells: [{ cell_type: 'markdown', id: 'a', metadata: {}, source: ['# Fine'] }],
-  metadata: {
-    kernelspec: {
-      display_name: 'Python 3',
-      language: 'python',
-      name: 'python3'
-    }
-  },
-  nbformat: 4,
-  nbformat_minor: 5
-});
+const NOTEBOOK = notebookText([
+  { cell_type: 'markdown', id: 'a', metadata: {}, source: ['# Fine'] }
+]);
 
 const SCRIPTED = JSON.stringify({
   cells: [

@@ -8,34 +8,18 @@
 import { expect, test } from '@jupyterlab/galata';
 import type { Page } from '@playwright/test';
 
-import { getObject, readFile, startCommand } from './helpers';
+import { getObject, notebookText, readFile, startCommand } from './helpers';
 
 const NOTEBOOK_URL = `http://127.0.0.1:${process.env.BOOKSHELF_TEST_NOTEBOOK_PORT}`;
 
-const NOTEBOOK =
-  JSON.stringify(
-    {
-      cells: [
-        {
-          cell_type: 'markdown',
-          id: 'n7',
-          metadata: {},
-          source: ['# Published from Notebook 7']
-        }
-      ],
-      metadata: {
-        kernelspec: {
-          display_name: 'Python 3 (ipykernel)',
-          language: 'python',
-          name: 'python3'
-        }
-      },
-      nbformat: 4,
-      nbformat_minor: 5
-    },
-    null,
-    1
-  ) + '\n';
+const NOTEBOOK = notebookText([
+  {
+    cell_type: 'markdown',
+    id: 'n7',
+    metadata: {},
+    source: ['# Published from Notebook 7']
+  }
+]);
 
 // Galata's fixtures, pointed at Notebook: its pages are under the base URL
 // (`/tree`, `/notebooks`), and it is ready once its main panel is there.

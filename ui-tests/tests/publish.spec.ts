@@ -1,51 +1,29 @@
+import { expect, IJupyterLabPageFixture, test } from '@jupyterlab/galata';
+
 import {
-  expect,
-  galata,
-  IJupyterLabPageFixture,
-  test
-} from '@jupyterlab/galata';
+  coreSettings,
+  getObject,
+  notebookText,
+  putObject,
+  readFile
+} from './helpers';
 
-import { getObject, putObject, readFile } from './helpers';
-
-const NOTEBOOK =
-  JSON.stringify(
-    {
-      cells: [
-        {
-          cell_type: 'markdown',
-          id: 'a1',
-          metadata: {},
-          source: ['# Forecast\n', 'Numbers for the team.']
-        },
-        {
-          cell_type: 'code',
-          execution_count: 1,
-          id: 'b2',
-          metadata: {},
-          outputs: [{ name: 'stdout', output_type: 'stream', text: ['42\n'] }],
-          source: ['print(42)']
-        }
-      ],
-      metadata: {
-        kernelspec: {
-          display_name: 'Python 3',
-          language: 'python',
-          name: 'python3'
-        }
-      },
-      nbformat: 4,
-      nbformat_minor: 5
-    },
-    null,
-    1
-  ) + '\n';
-
-function coreSettings(settings: object) {
-  return {
-    ...galata.DEFAULT_SETTINGS,
-    'jupyterlab-bookshelf:core': settings
-  };
-}
+const NOTEBOOK = notebookText([
+  {
+    cell_type: 'markdown',
+    id: 'a1',
+    metadata: {},
+    source: ['# Forecast\n', 'Numbers for the team.']
+  },
+  {
+    cell_type: 'code',
+    execution_count: 1,
+    id: 'b2',
+    metadata: {},
+    outputs: [{ name: 'stdout', output_type: 'stream', text: ['42\n'] }],
+    source: ['print(42)']
+  }
+]);
 
 async function addNotebook(
   page: IJupyterLabPageFixture,
