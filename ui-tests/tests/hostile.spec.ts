@@ -527,48 +527,37 @@ const NOTEBOOK = notebookText([
   { cell_type: 'markdown', id: 'a', metadata: {}, source: ['# Fine'] }
 ]);
 
-const SCRIPTED = JSON.stringify({
-  cells: [
-    {
-      cell_type: 'code',
-      execution_count: 1,
-      id: 'c1',
-      metadata: { trusted: true },
-      outputs: [
-        {
-          output_type: 'display_data',
-          data: {
-            'text/html': [`${SCRIPT}${XSS}${SVG}<b>bold output</b>`],
-            'application/javascript': [`${CANARY}=4`],
-            'image/svg+xml': [
-              `<svg xmlns="http://www.w3.org/2000/svg" onload="${CANARY}=5"><script>${CANARY}=6</script></svg>`
-            ],
-            'text/plain': ['<HTML object>']
-          },
-          metadata: {}
-        }
-      ],
-      source: ['display(HTML(payload))']
-    },
-    {
-      cell_type: 'markdown',
-      id: 'c2',
-      metadata: {},
-      source: [
-        `Markdown with ${XSS} and <a href="javascript:${CANARY}=7">a link</a>`
-      ]
-    }
-  ],
-  metadata: {
-    kernelspec: {
-      display_name: 'Python 3',
-      language: 'python',
-      name: 'python3'
-    }
+const SCRIPTED = notebookText([
+  {
+    cell_type: 'code',
+    execution_count: 1,
+    id: 'c1',
+    metadata: { trusted: true },
+    outputs: [
+      {
+        output_type: 'display_data',
+        data: {
+          'text/html': [`${SCRIPT}${XSS}${SVG}<b>bold output</b>`],
+          'application/javascript': [`${CANARY}=4`],
+          'image/svg+xml': [
+            `<svg xmlns="http://www.w3.org/2000/svg" onload="${CANARY}=5"><script>${CANARY}=6</script></svg>`
+          ],
+          'text/plain': ['<HTML object>']
+        },
+        metadata: {}
+      }
+    ],
+    source: ['display(HTML(payload))']
   },
-  nbformat: 4,
-  nbformat_minor: 5
-});
+  {
+    cell_type: 'markdown',
+    id: 'c2',
+    metadata: {},
+    source: [
+      `Markdown with ${XSS} and <a href="javascript:${CANARY}=7">a link</a>`
+    ]
+  }
+]);
 
 const deep = (depth: number) =>
   `{"cells": [], "metadata": {"x": ${'['.repeat(depth)}1${']'.repeat(depth)}}, "nbformat": 4, "nbformat_minor": 5}`;
