@@ -458,6 +458,18 @@ export function describeError(
         )
       };
     default:
+      if (detail.source === 'jupyter') {
+        return {
+          title: trans.__('Something went wrong'),
+          message: trans.__(
+            'The Jupyter server answered HTTP %1.',
+            String(detail.status)
+          ),
+          fix: trans.__(
+            "Try again; if it persists, an administrator can look for the reason in the Jupyter server's log."
+          )
+        };
+      }
       return {
         title: trans.__('Something went wrong'),
         message:

@@ -101,6 +101,18 @@ describe('toBookshelfError', () => {
     expect(toBookshelfError(abort, objectContext).code).toBe('Cancelled');
   });
 
+  it('marks an answer of the Jupyter server as its own', () => {
+    const answer = Object.assign(new Error('Permission denied'), {
+      response: { status: 403 }
+    });
+    const error = toBookshelfError(answer, objectContext);
+    expect(error.code).toBe('Unknown');
+    expect(error.detail).toMatchObject({ status: 403, source: 'jupyter' });
+    expect(error.message).toBe(
+      'The Jupyter server answered HTTP 403: Permission denied.'
+    );
+  });
+
   it('passes a BookshelfError on unchanged', () => {
     const original = new BookshelfError('TooLarge', 'big');
     expect(toBookshelfError(original, objectContext)).toBe(original);

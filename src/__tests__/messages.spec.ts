@@ -278,6 +278,25 @@ describe('describeError', () => {
     }
   });
 
+  it('says a failure of the Jupyter server is one, not an S3 failure', () => {
+    const description = describeError(
+      new BookshelfError('Unknown', 'x', {
+        status: 500,
+        source: 'jupyter',
+        bucket: 'b',
+        key: 'k'
+      }),
+      marked,
+      ORIGIN
+    );
+    expect(translated(description.message)).toBe(true);
+    expect(description.message).toContain(
+      'The Jupyter server answered HTTP 500.'
+    );
+    expect(description.message).not.toContain('S3');
+    expect(description.fix).toContain("Jupyter server's log");
+  });
+
   it.each([
     ['anonymous', 'not public'],
     ['session', 'Forget S3 Credentials'],

@@ -104,7 +104,7 @@ export function toBookshelfError(
     return new BookshelfError(
       'Unknown',
       `The Jupyter server answered HTTP ${jupyterStatus}${said && said.length <= 300 ? `: ${said}` : ''}.`,
-      { status: jupyterStatus }
+      { status: jupyterStatus, source: 'jupyter' }
     );
   }
   if (isNetworkFailure(error)) {
