@@ -8,6 +8,7 @@ import { Contents, ServerConnection } from '@jupyterlab/services';
 import { nullTranslator, TranslationBundle } from '@jupyterlab/translation';
 import { ISignal, Signal } from '@lumino/signaling';
 
+import { ByteCollector } from './bytes';
 import type { ICloneDependencies } from './clone/clone';
 import { TRANSLATION_DOMAIN } from './commands';
 import { BookshelfError } from './errors';
@@ -44,28 +45,19 @@ export async function readResponse(
     return bytes;
   }
   const reader = response.body.getReader();
-  const announced = Number(response.headers.get('Content-Length'));
-  let buffer = new Uint8Array(
-    Number.isSafeInteger(announced) && announced > 0 ? announced : 65536
+  // The length is only a hint: a compressed answer announces fewer bytes.
+  const collected = new ByteCollector(
+    Number(response.headers.get('Content-Length'))
   );
-  let loaded = 0;
   for (;;) {
     const { done, value } = await reader.read();
     if (done) {
       break;
     }
-    if (loaded + value.length > buffer.length) {
-      const grown = new Uint8Array(
-        Math.max(2 * buffer.length, loaded + value.length)
-      );
-      grown.set(buffer.subarray(0, loaded));
-      buffer = grown;
-    }
-    buffer.set(value, loaded);
-    loaded += value.length;
+    collected.add(value);
     onChunk(value);
   }
-  return loaded === buffer.length ? buffer : buffer.slice(0, loaded);
+  return collected.bytes();
 }
 
 /**

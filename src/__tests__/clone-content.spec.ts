@@ -2,9 +2,9 @@ import {
   bytesToBase64,
   checkSize,
   classifyObject,
-  isUtf8Text,
   jsonDepth,
-  sizeLimitBytes
+  sizeLimitBytes,
+  utf8Text
 } from '../clone/content';
 import { BookshelfError } from '../errors';
 import { bytesEqual, notebookText, randomBytes, utf8 } from './fakes/bytes';
@@ -151,9 +151,9 @@ describe('classifyObject', () => {
     expect(bytesEqual(result.bytes, bytes)).toBe(true);
   });
 
-  it('isUtf8Text agrees', () => {
-    expect(isUtf8Text(utf8('plain'))).toBe(true);
-    expect(isUtf8Text(new Uint8Array([0xff]))).toBe(false);
+  it('utf8Text agrees', () => {
+    expect(utf8Text(utf8('plain'))).toBe('plain');
+    expect(utf8Text(new Uint8Array([0xff]))).toBeNull();
   });
 });
 

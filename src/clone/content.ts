@@ -114,9 +114,8 @@ export function classifyObject(
 /**
  * Throw `NotANotebook` unless the bytes are a JSON nbformat 4 notebook:
  * `nbformat` 4, an integer `nbformat_minor`, a `metadata` object and a
- * `cells` list. Returns the decoded text, to save without decoding
- * again; the parsed value is dropped on return, so no second copy of a
- * large notebook stays in memory.
+ * `cells` list. The parsed value is dropped on return, so no second copy
+ * of a large notebook stays in memory.
  *
  * The message is translated with `trans`; `detail.problem` holds the
  * reason alone, and `purpose` says what only version 4 notebooks can be,
@@ -126,10 +125,8 @@ export function checkNotebook(
   bytes: Uint8Array,
   trans: TranslationBundle = nullTranslator.load(TRANSLATION_DOMAIN),
   purpose: 'clone' | 'publish' = 'clone'
-): string {
-  const text = decodeNotebook(bytes, trans);
-  checkNotebookText(text, trans, purpose);
-  return text;
+): void {
+  checkNotebookText(decodeNotebook(bytes, trans), trans, purpose);
 }
 
 /**
@@ -259,16 +256,9 @@ export function jsonDepth(text: string, limit = Infinity): number {
 }
 
 /**
- * Whether bytes are UTF-8 text without NUL bytes (which text files do not
- * have, and binary files usually do).
- */
-export function isUtf8Text(bytes: Uint8Array): boolean {
-  return utf8Text(bytes) !== null;
-}
-
-/**
- * The text of bytes that are UTF-8 without NUL bytes, decoded exactly
- * (a byte order mark is kept); null for other bytes.
+ * The text of bytes that are UTF-8 without NUL bytes (which text files do
+ * not have, and binary files usually do), decoded exactly (a byte order
+ * mark is kept); null for other bytes.
  */
 export function utf8Text(bytes: Uint8Array): string | null {
   if (bytes.indexOf(0) !== -1) {

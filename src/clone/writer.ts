@@ -266,25 +266,26 @@ async function upload(
     return;
   }
   const chunkSize = Math.max(1, options.chunkSize ?? DEFAULT_CHUNK_SIZE);
-  // Chunk 1 creates the file, later ones append, -1 marks the last.
-  for (let start = 0, chunk = 1; start < total || chunk === 1; chunk++) {
+  // Chunk 1 creates the file, later ones append, -1 marks the last; a file
+  // that fits in one chunk (an empty one too) is one plain save.
+  let start = 0;
+  let chunk = 1;
+  do {
     throwIfAborted(options.signal);
     const end = Math.min(start + chunkSize, total);
-    const whole = chunk === 1 && end === total;
+    const last = end === total;
     await saveThenVerify(
       save({
         format: 'base64',
         content: bytesToBase64(data.bytes.subarray(start, end)),
-        ...(whole ? {} : { chunk: end === total ? -1 : chunk })
+        ...(chunk === 1 && last ? {} : { chunk: last ? -1 : chunk })
       }),
-      end === total ? options.verify : undefined
+      last ? options.verify : undefined
     );
     start = end;
+    chunk++;
     options.onProgress?.({ loaded: end, total });
-    if (end === total) {
-      break;
-    }
-  }
+  } while (start < total);
 }
 
 /**

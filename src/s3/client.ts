@@ -14,6 +14,7 @@ import {
   S3Client
 } from '@aws-sdk/client-s3';
 
+import { ByteCollector } from '../bytes';
 import { BookshelfError, throwIfAborted } from '../errors';
 import { toBookshelfError } from './diagnosis';
 import { checkDownload, contentMd5, etagMd5, sha256Digest } from './integrity';
@@ -163,8 +164,10 @@ class SdkObjectStore implements IObjectStore {
         : error;
     // Hash while the bytes arrive, when there is an MD5 to compare with,
     // unless the caller checks later.
-    const hashNow = !options.deferChecksum && etagMd5(integrity) !== null;
-    const hash = hashNow ? new Md5() : undefined;
+    const hash =
+      !options.deferChecksum && etagMd5(integrity) !== null
+        ? new Md5()
+        : undefined;
     let bytes: Uint8Array;
     try {
       bytes = await readStream(stream, {
@@ -175,26 +178,21 @@ class SdkObjectStore implements IObjectStore {
         where,
         hash
       });
-      if (!options.deferChecksum) {
-        checkDownload(bytes, integrity, where, hash?.digest());
-      }
     } catch (error) {
       throw located(error);
     }
-    if (!options.deferChecksum) {
-      return { head, bytes };
-    }
-    return {
-      head,
-      bytes,
-      verify: () => {
-        try {
-          checkDownload(bytes, integrity, where);
-        } catch (error) {
-          throw located(error);
-        }
+    const verify = () => {
+      try {
+        checkDownload(bytes, integrity, where, hash?.digest());
+      } catch (error) {
+        throw located(error);
       }
     };
+    if (options.deferChecksum) {
+      return { head, bytes, verify };
+    }
+    verify();
+    return { head, bytes };
   }
 
   /**
@@ -413,11 +411,11 @@ export async function readStream(
     void reader.cancel().catch(() => undefined);
   };
   signal?.addEventListener('abort', onAbort);
-  let loaded = 0;
+  const collected = new ByteCollector(total);
   try {
-    let buffer = new Uint8Array(total ?? 64 * 1024);
     onProgress?.(0, total);
     for (;;) {
+      const loaded = collected.length;
       let chunk: ReadableStreamReadResult<Uint8Array>;
       try {
         chunk = await reader.read();
@@ -444,25 +442,18 @@ export async function readStream(
           { limit: maxBytes }
         );
       }
-      if (loaded + value.byteLength > buffer.byteLength) {
-        if (total !== undefined) {
-          throw new BookshelfError(
-            'Corrupted',
-            `The S3 service sent more bytes for ${where} than the ${total} it announced.`,
-            { loaded: loaded + value.byteLength, total, reason: 'length' }
-          );
-        }
-        const grown = new Uint8Array(
-          Math.max(buffer.byteLength * 2, loaded + value.byteLength)
+      if (total !== undefined && loaded + value.byteLength > total) {
+        throw new BookshelfError(
+          'Corrupted',
+          `The S3 service sent more bytes for ${where} than the ${total} it announced.`,
+          { loaded: loaded + value.byteLength, total, reason: 'length' }
         );
-        grown.set(buffer.subarray(0, loaded));
-        buffer = grown;
       }
-      buffer.set(value, loaded);
+      collected.add(value);
       options.hash?.update(value);
-      loaded += value.byteLength;
-      onProgress?.(loaded, total);
+      onProgress?.(collected.length, total);
     }
+    const loaded = collected.length;
     if (total !== undefined && loaded !== total) {
       throw new BookshelfError(
         'Corrupted',
@@ -470,7 +461,7 @@ export async function readStream(
         { loaded, total, reason: 'length' }
       );
     }
-    return loaded === buffer.byteLength ? buffer : buffer.slice(0, loaded);
+    return collected.bytes();
   } catch (error) {
     void reader.cancel().catch(() => undefined);
     throw error;
