@@ -353,9 +353,15 @@ class SdkObjectStore implements IObjectStore {
       // Throttling and server errors are retried with exponential backoff
       // (the SDK's standard strategy) before an error reaches the person.
       maxAttempts: 4,
-      ...(this._config.requestHandler
-        ? { requestHandler: this._config.requestHandler as any }
-        : {}),
+      // Every request bypasses the browser's HTTP cache: S3 answers carry
+      // Last-Modified and no Cache-Control, so Chromium would otherwise
+      // answer a GetObject from its cache heuristically (stale bytes after
+      // a replace, a private object "read" with wrong keys, a damaged
+      // answer served again to every retry). An uploader's own
+      // Cache-Control: max-age must not count either.
+      requestHandler: (this._config.requestHandler as any) ?? {
+        cache: 'no-store'
+      },
       credentials: credentials
         ? {
             accessKeyId: credentials.accessKeyId,
