@@ -39,6 +39,57 @@ describe('classifyObject', () => {
     expect(bytesEqual(result.bytes, bytes)).toBe(true);
   });
 
+  // Notebooks of every era Jupyter opens: version 3 (converted by Jupyter
+  // when it reads it) and 4.0-4.5 (cell ids only from 4.5).
+  test.each([
+    [
+      '3.0',
+      {
+        nbformat: 3,
+        nbformat_minor: 0,
+        metadata: { name: 'old' },
+        worksheets: [
+          {
+            metadata: {},
+            cells: [
+              {
+                cell_type: 'code',
+                language: 'python',
+                input: ['1 + 1'],
+                outputs: [],
+                prompt_number: 1
+              }
+            ]
+          }
+        ]
+      }
+    ],
+    ['4.0', { nbformat: 4, nbformat_minor: 0, metadata: {}, cells: [] }],
+    [
+      '4.4',
+      {
+        nbformat: 4,
+        nbformat_minor: 4,
+        metadata: {},
+        cells: [{ cell_type: 'markdown', metadata: {}, source: '# a' }]
+      }
+    ],
+    [
+      '4.5',
+      {
+        nbformat: 4,
+        nbformat_minor: 5,
+        metadata: {},
+        cells: [{ cell_type: 'raw', id: 'a1', metadata: {}, source: '' }]
+      }
+    ]
+  ])('accepts an nbformat %s notebook byte for byte', (_, notebook) => {
+    const bytes = utf8(JSON.stringify(notebook, null, 1));
+    const result = classifyAndCheck('old.ipynb', bytes);
+    expect(result.kind).toBe('notebook');
+    expect(bytesEqual(result.bytes, bytes)).toBe(true);
+  });
+
   it('drops a byte order mark before a notebook, which Jupyter cannot read', () => {
     const text = notebookText();
     const bytes = utf8(`\ufeff${text}`);
@@ -59,15 +110,24 @@ describe('classifyObject', () => {
 
   test.each([
     [
-      'nbformat 3',
-      {
-        nbformat: 3,
-        nbformat_minor: 0,
-        metadata: {},
-        worksheets: [],
-        cells: []
-      },
-      "'nbformat' is 3; only version 4 notebooks can be cloned."
+      'nbformat 2',
+      { nbformat: 2, nbformat_minor: 0, metadata: {}, worksheets: [] },
+      "'nbformat' is 2; only version 3 and 4 notebooks can be cloned."
+    ],
+    [
+      'nbformat 3 without worksheets',
+      { nbformat: 3, nbformat_minor: 0, metadata: {}, cells: [] },
+      "'worksheets' is missing."
+    ],
+    [
+      'nbformat 3 with a worksheet without cells',
+      { nbformat: 3, nbformat_minor: 0, metadata: {}, worksheets: [{}] },
+      "'worksheets' is not a list of worksheets with cells."
+    ],
+    [
+      'nbformat 3 whose worksheets are no list',
+      { nbformat: 3, nbformat_minor: 0, metadata: {}, worksheets: {} },
+      "'worksheets' is not a list of worksheets with cells."
     ],
     [
       "nbformat '4'",

@@ -622,11 +622,11 @@ const OBJECTS: [string, string, string | Uint8Array, string | null, string][] =
       "'cells' is missing"
     ],
     [
-      'nbformat 3',
-      'v3.ipynb',
-      '{"nbformat": 3, "nbformat_minor": 0, "metadata": {}, "cells": [], "worksheets": []}',
+      'nbformat 2',
+      'v2.ipynb',
+      '{"nbformat": 2, "nbformat_minor": 0, "metadata": {}, "worksheets": []}',
       'NotANotebook',
-      'only version 4'
+      'only version 3 and 4'
     ],
     [
       'nbformat as text',
@@ -849,7 +849,7 @@ describe('hostile publish destinations', () => {
         }
       },
       'NotANotebook',
-      'only version 4'
+      'which converts it to version 4'
     ],
     [
       'a body nested too deep',

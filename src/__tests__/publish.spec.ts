@@ -194,8 +194,8 @@ describe('publishNotebook', () => {
       ],
       [
         'a version 3 notebook',
-        '{"nbformat": 3, "nbformat_minor": 0, "metadata": {}, "cells": []}',
-        'only version 4 notebooks can be published'
+        '{"nbformat": 3, "nbformat_minor": 0, "metadata": {}, "worksheets": []}',
+        'which converts it to version 4, then publish it'
       ],
       ['a JSON list', '[]', 'not an object'],
       ['not UTF-8', new Uint8Array([0x7b, 0xff, 0xfe, 0x7d]), 'UTF-8']

@@ -229,14 +229,21 @@ describe('not a notebook', () => {
   });
 
   it('says cloned or published as the caller asks', () => {
+    const v2 = utf8(
+      '{"nbformat": 2, "nbformat_minor": 0, "metadata": {}, "worksheets": []}'
+    );
+    expect(thrown(() => checkNotebook(v2, trans)).message).toBe(
+      "«The object is not a Jupyter notebook: «'nbformat' is 2; only version 3 and 4 notebooks can be cloned.»»"
+    );
+    expect(thrown(() => checkNotebook(v2, trans, 'publish')).message).toBe(
+      "«The object is not a Jupyter notebook: «'nbformat' is 2; only version 4 notebooks can be published.»»"
+    );
     const v3 = utf8(
-      '{"nbformat": 3, "nbformat_minor": 0, "metadata": {}, "cells": []}'
+      '{"nbformat": 3, "nbformat_minor": 0, "metadata": {}, "worksheets": []}'
     );
-    expect(thrown(() => checkNotebook(v3, trans)).message).toBe(
-      "«The object is not a Jupyter notebook: «'nbformat' is 3; only version 4 notebooks can be cloned.»»"
-    );
+    expect(() => checkNotebook(v3, trans)).not.toThrow();
     expect(thrown(() => checkNotebook(v3, trans, 'publish')).message).toBe(
-      "«The object is not a Jupyter notebook: «'nbformat' is 3; only version 4 notebooks can be published.»»"
+      "«The object is not a Jupyter notebook: «'nbformat' is 3; open the notebook in Jupyter and save it, which converts it to version 4, then publish it.»»"
     );
   });
 
@@ -375,7 +382,7 @@ describe('clone and publish pass the bundle on', () => {
     );
     expect(error.code).toBe('NotANotebook');
     expect(error.message).toBe(
-      "«'work/q3.ipynb' is not a valid Jupyter notebook, so it was not published: «'nbformat' is 3; only version 4 notebooks can be published.»»"
+      "«'work/q3.ipynb' is not a valid Jupyter notebook, so it was not published: «'nbformat' is 3; open the notebook in Jupyter and save it, which converts it to version 4, then publish it.»»"
     );
     expect(describeError(error, trans).message).toBe(error.message);
   });

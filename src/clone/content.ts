@@ -31,8 +31,8 @@ export interface IFileData {
 export interface IClassifiedObject extends IFileData {
   kind: 'notebook' | 'text' | 'binary';
   /**
-   * For a notebook: throw `NotANotebook` unless the text is an nbformat 4
-   * notebook. Left to the caller, which runs it while the file is on its
+   * For a notebook: throw `NotANotebook` unless the text is an nbformat 3
+   * or 4 notebook. Left to the caller, which runs it while the file is on its
    * way to the server (the save does not need its result).
    */
   check?: () => void;
@@ -82,7 +82,8 @@ export function checkSize(
 
 /**
  * Decide how an object is saved under `name`. A name ending in `.ipynb`
- * must be UTF-8 text (else `NotANotebook`) and hold an nbformat 4 notebook,
+ * must be UTF-8 text (else `NotANotebook`) and hold an nbformat 3 or 4
+ * notebook,
  * which the result's `check` tells; its bytes are kept as they came, except
  * a leading byte order mark, which Jupyter cannot read. Other objects are
  * text when they are UTF-8 without NUL bytes, else binary.
@@ -112,9 +113,10 @@ export function classifyObject(
 }
 
 /**
- * Throw `NotANotebook` unless the bytes are a JSON nbformat 4 notebook:
- * `nbformat` 4, an integer `nbformat_minor`, a `metadata` object and a
- * `cells` list. The parsed value is dropped on return, so no second copy
+ * Throw `NotANotebook` unless the bytes are a JSON notebook Jupyter opens:
+ * `nbformat` 4 (or 3 for a clone, which Jupyter converts when it reads
+ * it), an integer `nbformat_minor`, a `metadata` object and a `cells`
+ * list (version 3: `worksheets`, each with a `cells` list). The parsed value is dropped on return, so no second copy
  * of a large notebook stays in memory.
  *
  * The message is translated with `trans`; `detail.problem` holds the
@@ -175,40 +177,69 @@ export function checkNotebookText(
     throw notANotebook(trans.__('it is JSON, but not an object.'), trans);
   }
   const notebook = value as { [key: string]: unknown };
-  for (const field of ['nbformat', 'nbformat_minor', 'metadata', 'cells']) {
+  for (const field of ['nbformat', 'nbformat_minor', 'metadata']) {
     if (!(field in notebook)) {
       throw notANotebook(trans.__("'%1' is missing.", field), trans);
     }
   }
-  if (notebook.nbformat !== 4) {
-    const found = JSON.stringify(notebook.nbformat)?.slice(0, 20);
+  // Version 3 is what Jupyter reads and converts to 4 when it opens a file
+  // (nbformat's own converter); a clone keeps it as it came. Publishing
+  // writes what others will clone: version 4 only.
+  const readable = purpose === 'clone' ? [3, 4] : [4];
+  if (!readable.includes(notebook.nbformat as number)) {
+    const found = String(JSON.stringify(notebook.nbformat)?.slice(0, 20));
     throw notANotebook(
-      purpose === 'publish'
+      purpose === 'clone'
         ? trans.__(
-            "'nbformat' is %1; only version 4 notebooks can be published.",
-            String(found)
+            "'nbformat' is %1; only version 3 and 4 notebooks can be cloned.",
+            found
           )
-        : trans.__(
-            "'nbformat' is %1; only version 4 notebooks can be cloned.",
-            String(found)
-          ),
+        : notebook.nbformat === 3
+          ? trans.__(
+              "'nbformat' is 3; open the notebook in Jupyter and save it, which converts it to version 4, then publish it."
+            )
+          : trans.__(
+              "'nbformat' is %1; only version 4 notebooks can be published.",
+              found
+            ),
       trans
     );
   }
   if (!Number.isInteger(notebook.nbformat_minor)) {
     throw notANotebook(trans.__("'nbformat_minor' is not an integer."), trans);
   }
-  const metadata = notebook.metadata;
-  if (
-    typeof metadata !== 'object' ||
-    metadata === null ||
-    Array.isArray(metadata)
-  ) {
+  if (!isPlainObject(notebook.metadata)) {
     throw notANotebook(trans.__("'metadata' is not an object."), trans);
+  }
+  if (notebook.nbformat === 3) {
+    // Version 3 keeps its cells in worksheets.
+    if (!('worksheets' in notebook)) {
+      throw notANotebook(trans.__("'%1' is missing.", 'worksheets'), trans);
+    }
+    const worksheets = notebook.worksheets;
+    if (
+      !Array.isArray(worksheets) ||
+      !worksheets.every(
+        sheet => isPlainObject(sheet) && Array.isArray(sheet.cells)
+      )
+    ) {
+      throw notANotebook(
+        trans.__("'worksheets' is not a list of worksheets with cells."),
+        trans
+      );
+    }
+    return;
+  }
+  if (!('cells' in notebook)) {
+    throw notANotebook(trans.__("'%1' is missing.", 'cells'), trans);
   }
   if (!Array.isArray(notebook.cells)) {
     throw notANotebook(trans.__("'cells' is not a list."), trans);
   }
+}
+
+function isPlainObject(value: unknown): value is { [key: string]: unknown } {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /**

@@ -582,10 +582,10 @@ const OBJECTS: [string, string | Buffer, string | null, string][] = [
     "'cells' is missing"
   ],
   [
-    'v3.ipynb',
-    '{"nbformat": 3, "nbformat_minor": 0, "metadata": {}, "cells": []}',
+    'v2.ipynb',
+    '{"nbformat": 2, "nbformat_minor": 0, "metadata": {}, "worksheets": []}',
     'NotANotebook',
-    'only version 4'
+    'only version 3 and 4'
   ],
   ['deep.ipynb', deep(3000), 'NotANotebook', 'levels deep'],
   [
@@ -895,7 +895,7 @@ test.describe('hostile API calls', () => {
           }
         ],
         'NotANotebook',
-        'only version 4'
+        'which converts it to version 4'
       ],
       [
         'a file that is no notebook',
