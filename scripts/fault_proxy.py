@@ -48,6 +48,10 @@ Faults (``where`` is ``"response"`` unless given):
 - ``{"type": "throttle", "bytes_per_second": 65536, "where": "response"|"request"}``:
   move the body at this rate, reading from the sender no faster than writing to the
   receiver (so that stopping the S3 server mid-transfer cuts the transfer).
+- ``{"type": "headers", "set": {"Last-Modified": "...", "Cache-Control": "max-age=3600"}}``:
+  forward, and answer with these headers set (replacing the server's own of that name):
+  an object that looks 30 days old, or one its uploader gave a long max-age, is what a
+  browser's HTTP cache keeps; the tests of fresh reads need both without waiting.
 
 When the upstream server does not answer (stopped), the proxy closes the browser's
 connection without an answer, which the browser sees as it sees a stopped server.
@@ -105,7 +109,7 @@ HOP_BY_HOP = {
 }
 #: Request headers the log leaves out.
 SECRET_HEADERS = {"authorization", "x-amz-security-token", "cookie", "proxy-authorization"}
-FAULT_TYPES = {"status", "delay", "drop", "truncate", "corrupt", "throttle"}
+FAULT_TYPES = {"status", "delay", "drop", "truncate", "corrupt", "throttle", "headers"}
 DEFAULT_ERROR_CODES = {500: "InternalError", 503: "SlowDown", 502: "BadGateway"}
 REASONS = {
     200: "OK",
@@ -183,6 +187,14 @@ def parse_rule(rule_id: int, data: Any) -> Rule:
         raise ValueError("fault.where is 'request' or 'response'")
     if fault["type"] == "status" and not isinstance(fault.get("status"), int):
         raise ValueError("a status fault needs an integer status")
+    if fault["type"] == "headers":
+        headers = fault.get("set")
+        if (
+            where != "response"
+            or not isinstance(headers, dict)
+            or not all(isinstance(k, str) and isinstance(v, str) for k, v in headers.items())
+        ):
+            raise ValueError("a headers fault sets a JSON object of strings on the response")
     for name in ("skip", "times"):
         if not isinstance(data.get(name, 0), int) or data.get(name, 0) < 0:
             raise ValueError(f"{name} is a whole number")
@@ -369,6 +381,10 @@ class Proxy:
         length = None if chunked or no_body else names.get("content-length")
         announced = int(length) if length is not None else None
         out_headers = [(k, v) for k, v in headers if k.lower() not in HOP_BY_HOP]
+        if on_response and kind == "headers":
+            replaced = {name.lower() for name in fault["set"]}  # type: ignore[index]
+            out_headers = [(k, v) for k, v in out_headers if k.lower() not in replaced]
+            out_headers += list(fault["set"].items())  # type: ignore[index]
         version = "HTTP/1.1"
         reason = status_line.split(" ", 2)[2] if status_line.count(" ") >= 2 else ""
         head_line = f"{version} {status} {reason}".rstrip()

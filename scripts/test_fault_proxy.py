@@ -281,6 +281,32 @@ def test_the_log_keeps_no_secret(proxy):
     assert "x-amz-security-token" not in entry["headers"]
 
 
+def test_headers_fault_sets_response_headers_and_keeps_the_body(proxy):
+    old = "Mon, 01 Jan 2024 00:00:00 GMT"
+    rule = control(
+        "POST",
+        proxy,
+        "rules",
+        {
+            "method": "GET",
+            "fault": {"type": "headers", "set": {"last-modified": old, "Cache-Control": "max-age=60"}},
+        },
+    )["id"]
+    _, response = request(proxy, "GET", "/bucket/key")
+    assert response.read() == BODY
+    assert response.getheader("Last-Modified") == old
+    assert response.getheader("Cache-Control") == "max-age=60"
+    assert response.getheader("ETag") == f'"{hashlib.md5(BODY).hexdigest()}"'
+    used = [r for r in control("GET", proxy, "rules")["rules"] if r["id"] == rule]
+    assert used[0]["applied"] == 1
+    for bad in ({"set": "x"}, {"set": {"a": 1}}, {"set": {"a": "b"}, "where": "request"}):
+        connection = http.client.HTTPConnection("127.0.0.1", proxy, timeout=10)
+        connection.request(
+            "POST", "/__fault_proxy__/rules", body=json.dumps({"fault": {"type": "headers", **bad}})
+        )
+        assert connection.getresponse().status == 400
+
+
 def test_a_bad_rule_is_refused(proxy):
     connection = http.client.HTTPConnection("127.0.0.1", proxy, timeout=10)
     connection.request("POST", "/__fault_proxy__/rules", body=b'{"fault": {"type": "explode"}}')

@@ -19,6 +19,7 @@ import {
   bookshelfSettings,
   callBookshelf,
   clearFaults,
+  expectFaultsApplied,
   filesOnDisk,
   fixture,
   getObject,
@@ -132,7 +133,11 @@ async function noPartialFiles(): Promise<void> {
 test.use({ mockSettings: bookshelfSettings({ endpointUrl: proxyUrl() }) });
 
 test.afterEach(async () => {
-  await clearFaults();
+  try {
+    await expectFaultsApplied();
+  } finally {
+    await clearFaults();
+  }
 });
 
 test.describe('clone through a failing network', () => {
@@ -811,9 +816,13 @@ test.describe('the S3 server stopped during a transfer', () => {
   });
 
   test.afterEach(async () => {
-    await stop(proxy);
-    await stop(moto);
-    proxy = moto = null;
+    try {
+      await expectFaultsApplied(OWN_PROXY);
+    } finally {
+      await stop(proxy);
+      await stop(moto);
+      proxy = moto = null;
+    }
   });
 
   test('a clone is reported and writes nothing', async ({ page, tmpPath }) => {

@@ -91,12 +91,13 @@ export async function putObject(
   key: string,
   body: string | Buffer,
   contentType = 'application/octet-stream',
-  endpoint?: string
+  endpoint?: string,
+  headers: { [name: string]: string } = {}
 ): Promise<string | null> {
   const response = await fetch(objectUrl(bucket, key, endpoint), {
     method: 'PUT',
     body,
-    headers: { ...s3Headers(), 'Content-Type': contentType }
+    headers: { ...s3Headers(), 'Content-Type': contentType, ...headers }
   });
   if (!response.ok) {
     throw new Error(`PUT ${bucket}/${key}: ${response.status}`);
@@ -358,7 +359,14 @@ export interface IFaultRule {
   /** How many requests to break; 0 for every one. Default 1. */
   times?: number;
   fault: {
-    type: 'status' | 'delay' | 'drop' | 'truncate' | 'corrupt' | 'throttle';
+    type:
+      | 'status'
+      | 'delay'
+      | 'drop'
+      | 'truncate'
+      | 'corrupt'
+      | 'throttle'
+      | 'headers';
     where?: 'request' | 'response';
     [option: string]: unknown;
   };
@@ -406,6 +414,29 @@ export async function addFault(
   proxy?: string
 ): Promise<number> {
   return (await control('POST', 'rules', rule, proxy)).id;
+}
+
+/**
+ * The fault rules, with how many matching requests reached the proxy
+ * (`seen`) and how many of them were broken (`applied`).
+ */
+export async function faultRules(
+  proxy?: string
+): Promise<(IFaultRule & { id: number; seen: number; applied: number })[]> {
+  return (await control('GET', 'rules', undefined, proxy)).rules;
+}
+
+/**
+ * Fail unless every fault rule broke at least one request: a fault test
+ * passes only when its request really reached the proxy, so an answer from
+ * the browser's cache can never pass as a survived fault.
+ */
+export async function expectFaultsApplied(proxy?: string): Promise<void> {
+  const unused = (await faultRules(proxy)).filter(rule => rule.applied === 0);
+  expect(
+    unused.map(rule => `${rule.method ?? '*'} ${rule.path ?? '/'}`),
+    'fault rules that no request reached'
+  ).toEqual([]);
 }
 
 /**
