@@ -80,6 +80,36 @@ def galata() -> tuple[int, int]:
     return passed, failed
 
 
+def _playwright_durations(suites: list, titles: tuple[str, ...] = ()):
+    for suite in suites:
+        path = titles + ((suite.get("title"),) if suite.get("title") else ())
+        for spec in suite.get("specs", []):
+            for test in spec.get("tests", []):
+                for result in test.get("results", []):
+                    yield result.get("duration", 0) / 1000, " › ".join(path + (spec["title"],))
+        yield from _playwright_durations(suite.get("suites", []), path)
+
+
+def slowest(stages: set[str], count: int = 15) -> list[tuple[float, str, str]]:
+    """The slowest tests of the reports these stages wrote: (seconds, stage, name)."""
+    found: list[tuple[float, str, str]] = []
+    jest_report = RESULTS / "jest.json"
+    if "jest" in stages and jest_report.exists():
+        for suite in json.loads(jest_report.read_text()).get("testResults", []):
+            for test in suite.get("assertionResults", []):
+                found.append(((test.get("duration") or 0) / 1000, "jest", test["fullName"]))
+    pytest_report = RESULTS / "pytest.xml"
+    if "pytest" in stages and pytest_report.exists():
+        for case in ET.parse(pytest_report).getroot().iter("testcase"):
+            name = f"{case.get('classname')}::{case.get('name')}"
+            found.append((float(case.get("time", 0)), "pytest", name))
+    galata_report = RESULTS / "galata.json"
+    if "galata" in stages and galata_report.exists():
+        suites = json.loads(galata_report.read_text()).get("suites", [])
+        found += [(seconds, "galata", name) for seconds, name in _playwright_durations(suites)]
+    return sorted(found, reverse=True)[:count]
+
+
 def main() -> int:
     RESULTS.mkdir(exist_ok=True)
     stages = [("lint", lint), ("jest", jest), ("pytest", pytest), ("galata", galata)]
@@ -93,6 +123,10 @@ def main() -> int:
         totals[0] += passed
         totals[1] += failed
         lines.append(f"{name}: {passed} passed, {failed} failed")
+    print("\nThe 15 slowest tests:")
+    ran = {line.split(":", 1)[0] for line in lines}
+    for seconds, stage, name in slowest(ran):
+        print(f"{seconds:8.1f} s  {stage:7} {name}")
     print("\n" + "\n".join(lines))
     print(f"{totals[0]} passed, {totals[1]} failed")
     return 0 if totals[1] == 0 and totals[0] > 0 else 1
