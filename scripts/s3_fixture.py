@@ -14,10 +14,8 @@ The buckets are configured the way a platform admin configures real ones:
   - in ``examples``, ``public/welcome.ipynb`` written with ``ACL=public-read``: the one
     object an anonymous (unsigned) request may read.
 
-CORS rule: AllowedOrigins = the given origins, AllowedMethods GET PUT HEAD POST DELETE,
-AllowedHeaders ``*``, ExposeHeaders ETag, x-amz-version-id and x-amz-server-side-encryption
-(the extension checks a download against its ETag unless the object is KMS-encrypted, whose
-ETag is no MD5), MaxAgeSeconds 300.
+CORS rule: AllowedOrigins = the given origins, and the rest exactly as the extension's one
+definition of it, ``src/rules/cors.json``, which is also the rule the extension shows admins.
 
 moto is started with ``MOTO_DISABLE_GLOBAL_CORS=true``: without it moto answers every
 preflight for every origin, which would hide CORS mistakes that real S3 refuses.
@@ -114,16 +112,23 @@ START_TIMEOUT = 20.0
 CHILD_FLAG = "--run-moto"
 
 
+#: The extension's one definition of the CORS rule it needs (also the fix it shows people).
+CORS_DEFINITION = Path(__file__).resolve().parent.parent / "src" / "rules" / "cors.json"
+
+
 def cors_rules(origins: list[str]) -> dict[str, Any]:
-    """The CORS configuration an admin puts on a bucket the browser extension reads/writes."""
+    """The CORS configuration an admin puts on a bucket the browser extension reads/writes:
+    exactly the rule the extension tells admins to add, so that every UI test proves that
+    rule is enough."""
+    rule = json.loads(CORS_DEFINITION.read_text())
     return {
         "CORSRules": [
             {
                 "AllowedOrigins": list(origins),
-                "AllowedMethods": ["GET", "PUT", "HEAD", "POST", "DELETE"],
-                "AllowedHeaders": ["*"],
-                "ExposeHeaders": ["ETag", "x-amz-version-id", "x-amz-server-side-encryption"],
-                "MaxAgeSeconds": 300,
+                **{
+                    name: rule[name]
+                    for name in ("AllowedMethods", "AllowedHeaders", "ExposeHeaders", "MaxAgeSeconds")
+                },
             }
         ]
     }

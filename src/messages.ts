@@ -6,6 +6,7 @@
 import type { TranslationBundle } from '@jupyterlab/translation';
 
 import { BookshelfError } from './errors';
+import { REQUIRED_CORS_RULE } from './s3/cors';
 
 /**
  * A translated explanation of an error.
@@ -23,25 +24,12 @@ export interface IErrorDescription {
 
 /**
  * The CORS rule a bucket needs for this origin, as the S3 console takes it
- * (Bucket → Permissions → Cross-origin resource sharing). GET clones, HEAD
- * looks, PUT publishes; the SDK sends its own headers and the page must
- * read ETag and x-amz-version-id.
+ * (Bucket → Permissions → Cross-origin resource sharing); see
+ * `REQUIRED_CORS_RULE`.
  */
 export function corsRule(origin: string): string {
   return JSON.stringify(
-    [
-      {
-        AllowedOrigins: [origin],
-        AllowedMethods: ['GET', 'PUT', 'HEAD'],
-        AllowedHeaders: ['*'],
-        ExposeHeaders: [
-          'ETag',
-          'x-amz-version-id',
-          'x-amz-server-side-encryption'
-        ],
-        MaxAgeSeconds: 3000
-      }
-    ],
+    [{ AllowedOrigins: [origin], ...REQUIRED_CORS_RULE }],
     null,
     2
   );

@@ -5,6 +5,9 @@ import {
   SDK_HEADERS
 } from '../s3/cors';
 import { policyDenies } from '../s3/policy';
+import { corsRule } from '../messages';
+import { readFileSync } from 'fs';
+import { join } from 'path';
 
 const ORIGIN = 'http://127.0.0.1:8888';
 
@@ -13,17 +16,44 @@ function rule(overrides: Partial<ICorsRule> = {}): ICorsRule {
     allowedOrigins: [ORIGIN],
     allowedMethods: ['GET', 'PUT', 'HEAD'],
     allowedHeaders: ['*'],
-    exposeHeaders: ['ETag', 'x-amz-version-id'],
+    exposeHeaders: ['ETag', 'x-amz-version-id', 'x-amz-server-side-encryption'],
     ...overrides
   };
 }
 
 describe('CORS rules', () => {
-  it('the rule the messages propose allows everything', () => {
-    expect(checkCorsRules([rule()], ORIGIN)).toEqual({
+  it('the rule the messages propose passes the info panel check', () => {
+    const proposed = JSON.parse(corsRule(ORIGIN)).map((r: any) => ({
+      allowedOrigins: r.AllowedOrigins,
+      allowedMethods: r.AllowedMethods,
+      allowedHeaders: r.AllowedHeaders,
+      exposeHeaders: r.ExposeHeaders
+    }));
+    expect(checkCorsRules(proposed, ORIGIN)).toEqual({
       refusedMethods: [],
       hiddenHeaders: []
     });
+  });
+
+  it('the check needs every header the proposed rule exposes', () => {
+    // Without the encryption header a KMS-encrypted download would be
+    // checked against an ETag that is no MD5, and called damaged.
+    const older = rule({ exposeHeaders: ['ETag', 'x-amz-version-id'] });
+    expect(checkCorsRules([older], ORIGIN).hiddenHeaders).toEqual([
+      'GET: x-amz-server-side-encryption',
+      'HEAD: x-amz-server-side-encryption',
+      'PUT: x-amz-server-side-encryption'
+    ]);
+  });
+
+  it('the README shows the proposed rule', () => {
+    const readme = readFileSync(
+      join(__dirname, '..', '..', 'README.md'),
+      'utf8'
+    );
+    const origin = 'https://hub.example.org';
+    const shown = /### CORS[\s\S]*?```json\n([\s\S]*?)```/.exec(readme)?.[1];
+    expect(JSON.parse(shown ?? 'null')).toEqual(JSON.parse(corsRule(origin)));
   });
 
   it('matches origins with one wildcard, as S3 does', () => {
@@ -41,6 +71,7 @@ describe('CORS rules', () => {
   it('needs every header the SDK sends, case-insensitively', () => {
     const listed = [
       ...SDK_HEADERS,
+      'Content-MD5',
       'Content-Type',
       'If-Match',
       'If-None-Match'
@@ -48,6 +79,12 @@ describe('CORS rules', () => {
     expect(
       checkCorsRules([rule({ allowedHeaders: listed })], ORIGIN).refusedMethods
     ).toEqual([]);
+    // Uploads carry Content-MD5: a rule without it refuses every publish.
+    const withoutMd5 = listed.filter(name => name !== 'Content-MD5');
+    expect(
+      checkCorsRules([rule({ allowedHeaders: withoutMd5 })], ORIGIN)
+        .refusedMethods
+    ).toEqual(['PUT']);
     expect(
       checkCorsRules(
         [rule({ allowedHeaders: ['authorization', 'x-amz-*', 'amz-sdk-*'] })],
@@ -63,7 +100,8 @@ describe('CORS rules', () => {
     ];
     expect(checkCorsRules(rules, ORIGIN).hiddenHeaders).toEqual([
       'GET: ETag',
-      'GET: x-amz-version-id'
+      'GET: x-amz-version-id',
+      'GET: x-amz-server-side-encryption'
     ]);
     expect(matchingRule(rules, ORIGIN, 'PUT', [])).toBe(rules[1]);
     expect(matchingRule(rules, ORIGIN, 'DELETE', [])).toBeNull();

@@ -16,7 +16,7 @@ const GOOD_RULES: ICorsRule[] = [
     allowedOrigins: [ORIGIN],
     allowedMethods: ['GET', 'PUT', 'HEAD'],
     allowedHeaders: ['*'],
-    exposeHeaders: ['ETag', 'x-amz-version-id']
+    exposeHeaders: ['ETag', 'x-amz-version-id', 'x-amz-server-side-encryption']
   }
 ];
 
@@ -342,7 +342,7 @@ describe('IBookshelf.info', () => {
       expect(result.cors.message).toContain('the bucket does not exist, or');
       const rule = JSON.parse(result.cors.rule!);
       expect(rule[0].AllowedOrigins).toEqual([ORIGIN]);
-      expect(rule[0].AllowedMethods).toEqual(['GET', 'PUT', 'HEAD']);
+      expect(rule[0].AllowedMethods).toEqual(['GET', 'HEAD', 'PUT']);
       expect(result['publish-bucket'].state).toBe('fail');
       expect(result.versioning.state).toBe('skip');
     });

@@ -250,7 +250,7 @@ describe('describeError', () => {
     expect(rule).toEqual([
       {
         AllowedOrigins: [ORIGIN],
-        AllowedMethods: ['GET', 'PUT', 'HEAD'],
+        AllowedMethods: ['GET', 'HEAD', 'PUT'],
         AllowedHeaders: ['*'],
         ExposeHeaders: [
           'ETag',

@@ -5,6 +5,7 @@
  * uses the first rule whose origin, method and requested headers all match
  * (https://docs.aws.amazon.com/AmazonS3/latest/userguide/cors.html).
  */
+import corsDefinition from '../rules/cors.json';
 
 /**
  * One CORS rule of a bucket (GetBucketCors).
@@ -17,44 +18,42 @@ export interface ICorsRule {
 }
 
 /**
- * The request headers the S3 SDK sends from the browser on a signed
- * request (besides the CORS-safelisted ones), by method. `x-amz-security-token`
- * only with a session token.
+ * The CORS rule the extension needs, from its one definition
+ * (`src/rules/cors.json`), as S3's console and API take it.
  */
-export const SDK_HEADERS = [
-  'amz-sdk-invocation-id',
-  'amz-sdk-request',
-  'authorization',
-  'x-amz-content-sha256',
-  'x-amz-date',
-  'x-amz-security-token',
-  'x-amz-user-agent'
-];
+export const REQUIRED_CORS_RULE = {
+  AllowedMethods: [...corsDefinition.AllowedMethods],
+  AllowedHeaders: [...corsDefinition.AllowedHeaders],
+  ExposeHeaders: [...corsDefinition.ExposeHeaders],
+  MaxAgeSeconds: corsDefinition.MaxAgeSeconds
+};
 
 /**
- * What the extension does from the browser, and what it must read back.
+ * The request headers the S3 SDK sends from the browser on a signed
+ * request (besides the CORS-safelisted ones). `x-amz-security-token`
+ * only with a session token.
+ */
+export const SDK_HEADERS: string[] = [...corsDefinition.sdkHeaders];
+
+/**
+ * What the extension does from the browser, and what it must read back:
+ * each method of the rule, with the SDK's headers and the method's own,
+ * and every exposed header of the rule.
  */
 export const NEEDED_ACCESS: {
   method: string;
   headers: string[];
   expose: string[];
-}[] = [
-  {
-    method: 'GET',
-    headers: [...SDK_HEADERS],
-    expose: ['ETag', 'x-amz-version-id']
-  },
-  {
-    method: 'HEAD',
-    headers: [...SDK_HEADERS],
-    expose: ['ETag', 'x-amz-version-id']
-  },
-  {
-    method: 'PUT',
-    headers: [...SDK_HEADERS, 'content-type', 'if-match', 'if-none-match'],
-    expose: ['ETag', 'x-amz-version-id']
-  }
-];
+}[] = corsDefinition.AllowedMethods.map(method => ({
+  method,
+  headers: [
+    ...SDK_HEADERS,
+    ...corsDefinition.extraHeaders[
+      method as keyof typeof corsDefinition.extraHeaders
+    ]
+  ],
+  expose: [...corsDefinition.ExposeHeaders]
+}));
 
 function wildcardMatch(
   pattern: string,
