@@ -10,15 +10,18 @@ so that ``GET /api/bookshelf`` describes what the browser will use.
 from __future__ import annotations
 
 import copy
+import difflib
 import functools
 import json
 import os
+import re
 import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
+import json5
 from jupyter_core.paths import jupyter_config_dir, jupyter_path
 from tornado.web import HTTPError
 
@@ -157,6 +160,96 @@ def _overrides(app_settings_dir: str) -> tuple[dict[str, Any], bool]:
     return overrides, bool(error)
 
 
+#: The overrides files JupyterLab reads, in its order (jupyterlab_server's ``_get_overrides``):
+#: ``overrides.d/*.json`` and ``*.json5``, then ``overrides.json`` and ``overrides.json5``.
+def _overrides_files(app_settings_dir: str) -> list[Path]:
+    folder = Path(app_settings_dir)
+    numbered = sorted(
+        [*(folder / "overrides.d").glob("*.json"), *(folder / "overrides.d").glob("*.json5")]
+    )
+    return [path for path in [*numbered, folder / "overrides.json", folder / "overrides.json5"]
+            if path.is_file()]
+
+
+def _syntax_error_place(error: Exception) -> str:
+    """Where a JSON or JSON5 parser stopped, as "line L, column C"; never the text there,
+    which may be part of a secret."""
+    if isinstance(error, json.JSONDecodeError):
+        return f"line {error.lineno}, column {error.colno}"
+    found = re.search(r":(\d+) .* at column (\d+)", str(error))
+    return f"line {found.group(1)}, column {found.group(2)}" if found else "somewhere"
+
+
+def _unknown_names(given: dict[str, Any], schema: dict[str, Any], prefix: str = "") -> list[str]:
+    """The names in ``given`` that the schema does not have, each with the setting it most
+    likely meant; nested objects of the schema (``credentials``) are checked too."""
+    known = schema.get("properties", {})
+    by_lower = {name.lower(): name for name in known}
+    problems = []
+    for name, value in given.items():
+        if name in known:
+            if isinstance(value, dict) and "properties" in known[name]:
+                problems += _unknown_names(value, known[name], f"{prefix}{name}.")
+            continue
+        guess = by_lower.get(name.lower()) or next(
+            iter(difflib.get_close_matches(name, list(known), n=1, cutoff=0.75)), None
+        )
+        hint = f" (did you mean '{prefix}{guess}'?)" if guess else ""
+        problems.append(f"'{prefix}{name}' is not a Bookshelf setting{hint}")
+    return problems
+
+
+@functools.lru_cache(maxsize=8)
+def overrides_file_problems(app_settings_dir: str, schema_path: str) -> tuple[str, ...]:
+    """What is wrong in the administrator's overrides files, each with the file and, for a
+    syntax error, the line: a file that does not parse is ignored whole by JupyterLab (every
+    admin setting in it is lost), and a misspelt setting is ignored silently. Read once, as
+    JupyterLab reads the overrides once, at start."""
+    try:
+        schema = _schema(schema_path, _file_signature(schema_path))
+    except (OSError, ValueError):
+        return ()
+    problems: list[str] = []
+    for path in _overrides_files(app_settings_dir):
+        shown = path.relative_to(app_settings_dir).as_posix()
+        try:
+            text = path.read_text(encoding="utf-8")
+            data = json5.loads(text) if path.suffix == ".json5" else json.loads(text)
+        except (OSError, UnicodeDecodeError):
+            problems.append(f"the overrides file {shown} cannot be read; JupyterLab ignores it")
+            continue
+        except ValueError as error:
+            problems.append(
+                f"the overrides file {shown} is not valid {path.suffix[1:].upper()} at "
+                f"{_syntax_error_place(error)}: JupyterLab ignores every setting in it "
+                "until it is corrected and JupyterLab is restarted"
+            )
+            continue
+        if not isinstance(data, dict):
+            problems.append(f"the overrides file {shown} is not a JSON object; JupyterLab ignores it")
+            continue
+        for plugin_id, section in data.items():
+            if plugin_id == SCHEMA_NAME:
+                if isinstance(section, dict):
+                    problems += [
+                        f"in {shown}, {problem}: JupyterLab ignores it"
+                        for problem in _unknown_names(section, schema)
+                    ]
+            elif plugin_id.startswith(EXTENSION_NAME) and plugin_id not in _plugin_ids():
+                problems.append(
+                    f"in {shown}, '{plugin_id}' is not a Bookshelf plugin "
+                    f"(the settings are under '{SCHEMA_NAME}'): JupyterLab ignores it"
+                )
+    return tuple(problems)
+
+
+def _plugin_ids() -> set[str]:
+    """The plugin ids of this extension that have settings: one schema file each."""
+    folder = SOURCE_SCHEMA.parent if SOURCE_SCHEMA else None
+    names = [path.stem for path in folder.glob("*.json")] if folder else [PLUGIN_NAME, "publish"]
+    return {f"{EXTENSION_NAME}:{name}" for name in names}
+
+
 @functools.lru_cache(maxsize=1)
 def _schema(path: str, _signature: tuple[int, int, int] | None) -> dict[str, Any]:
     with open(path, encoding="utf-8") as file:
@@ -192,7 +285,9 @@ def _load(
     except (OSError, ValueError):
         return {}, (f"the settings schema of {SCHEMA_NAME} could not be read",)
     overrides, overrides_error = _overrides(paths.app_settings_dir)
-    if overrides_error:
+    file_problems = overrides_file_problems(paths.app_settings_dir, schema_path)
+    problems.extend(file_problems)
+    if overrides_error and not file_problems:
         problems.append(
             "an overrides file in JupyterLab's app settings folder could not be read, "
             "so JupyterLab ignores it"

@@ -285,6 +285,71 @@ def test_unreadable_overrides_file_is_reported(fetch, lab_dirs):
     assert "overrides file" in features["settings_problem"]
 
 
+def test_an_overrides_syntax_error_names_the_file_and_line(fetch, lab_dirs):
+    # A missing comma on line 3: JupyterLab drops every admin setting of the file.
+    (lab_dirs["app_settings"] / "overrides.json").write_text(
+        '{"jupyterlab-bookshelf:core": {\n  "publishBucket": "team"\n  "region": "eu-west-1"}}',
+        encoding="utf-8",
+    )
+    features = get_info(fetch)["features"]
+    assert features["publish_bucket"] == ""
+    assert (
+        "the overrides file overrides.json is not valid JSON at line 3, column 3: "
+        "JupyterLab ignores every setting in it until it is corrected and JupyterLab is restarted"
+    ) in features["settings_problem"]
+
+
+def test_a_json5_overrides_syntax_error_names_the_file_and_line(fetch, lab_dirs):
+    folder = lab_dirs["app_settings"] / "overrides.d"
+    folder.mkdir()
+    (folder / "team.json5").write_text(
+        '{\n  "jupyterlab-bookshelf:core": {region: "eu-west-1",,}\n}', encoding="utf-8"
+    )
+    problem = get_info(fetch)["features"]["settings_problem"]
+    assert "the overrides file overrides.d/team.json5 is not valid JSON5 at line 2" in problem
+
+
+def test_misspelt_overrides_are_named_with_what_they_meant(fetch, write_overrides):
+    write_overrides(
+        {
+            "publishbucket": "team",
+            "endpointURL": "https://s3.example.org",
+            "credentials": {"mode": "anonymous", "secretAccesKey": "SECRET-VALUE-1"},
+            "colour": "blue",
+        }
+    )
+    features = get_info(fetch)["features"]
+    problem = features["settings_problem"]
+    for expected in (
+        "in overrides.json, 'publishbucket' is not a Bookshelf setting "
+        "(did you mean 'publishBucket'?): JupyterLab ignores it",
+        "'endpointURL' is not a Bookshelf setting (did you mean 'endpointUrl'?)",
+        "'credentials.secretAccesKey' is not a Bookshelf setting "
+        "(did you mean 'credentials.secretAccessKey'?)",
+        "'colour' is not a Bookshelf setting: JupyterLab ignores it",
+    ):
+        assert expected in problem
+    assert "SECRET-VALUE-1" not in json.dumps(features)
+    # The settings that are right still count.
+    assert features["credentials_mode"] == "anonymous"
+
+
+def test_a_misspelt_plugin_id_in_overrides_is_named(fetch, lab_dirs):
+    (lab_dirs["app_settings"] / "overrides.json").write_text(
+        json.dumps({"jupyterlab-bookshelf:cor": {"publishBucket": "team"}}), encoding="utf-8"
+    )
+    problem = get_info(fetch)["features"]["settings_problem"]
+    assert (
+        "in overrides.json, 'jupyterlab-bookshelf:cor' is not a Bookshelf plugin "
+        "(the settings are under 'jupyterlab-bookshelf:core')"
+    ) in problem
+
+
+def test_correct_overrides_report_no_problem(fetch, write_overrides):
+    write_overrides({"publishBucket": "team", "credentials": {"mode": "session"}})
+    assert get_info(fetch)["features"]["settings_problem"] == ""
+
+
 def test_built_schema_is_found_through_jupyterlab(fetch, lab_dirs):
     schema = json.loads(
         (jupyterlab_bookshelf.settings.SOURCE_SCHEMA).read_text(encoding="utf-8")
