@@ -82,9 +82,9 @@ export async function runClone(
       (signal, onProgress) => bookshelf.clone(request, { signal, onProgress })
     );
     if (browser) {
-      const folder = PathExt.dirname(model.path);
-      await browser.model.cd(`/${folder}`);
-      await browser.selectItemByName(model.name);
+      // Not awaited: selecting waits for the file browser's next refresh,
+      // which a poll may hold back for seconds; the file is there already.
+      void revealInFileBrowser(browser, model);
     }
     if (bookshelf.settings.openAfterClone) {
       await app.commands.execute('docmanager:open', { path: model.path });
@@ -123,6 +123,22 @@ export async function runClone(
     }
     notifyError(error, trans);
     return null;
+  }
+}
+
+/**
+ * Show the new file in the file browser: its folder, with the file selected.
+ */
+async function revealInFileBrowser(
+  browser: IDefaultFileBrowser,
+  model: Contents.IModel
+): Promise<void> {
+  try {
+    await browser.model.cd(`/${PathExt.dirname(model.path)}`);
+    await browser.selectItemByName(model.name);
+  } catch {
+    // The person may have moved on (another folder, the file renamed): the
+    // clone itself succeeded.
   }
 }
 

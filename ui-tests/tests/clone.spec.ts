@@ -6,7 +6,8 @@ import {
   getObject,
   listFolder,
   putObject,
-  readFile
+  readFile,
+  startCommand
 } from './helpers';
 
 async function cloneError(
@@ -146,6 +147,53 @@ test.describe('clone by link', () => {
     const html = await response.text();
     expect(html).toContain('s3_bucket');
     expect(html).not.toContain('<script>x</script>');
+  });
+});
+
+test.describe('after the click', () => {
+  test('the clone opens and says so without waiting for the file browser', async ({
+    page,
+    tmpPath
+  }) => {
+    await startCommand(page, 'bookshelf:clone', {
+      s3_bucket: 'examples',
+      s3_key: 'intro.ipynb',
+      target_path: `${tmpPath}/`
+    });
+    const dialog = page.locator('.jp-Dialog');
+    await expect(dialog.locator('input[name="name"]')).toHaveValue(
+      'intro.ipynb'
+    );
+    // From now on the folder's listing does not answer, as when the file
+    // browser's periodic refresh is seconds away: the result must not
+    // wait for it (it used to, for about ten seconds).
+    let release = () => undefined as void;
+    const held = new Promise<void>(resolve => (release = resolve));
+    await page.route(
+      url =>
+        url.pathname.endsWith(`/api/contents/${tmpPath}`) &&
+        url.searchParams.get('content') === '1',
+      async route => {
+        await held;
+        await route.continue();
+      }
+    );
+    await dialog.getByRole('button', { name: 'Clone' }).click();
+    await expect(
+      page.locator('.Toastify__toast', {
+        hasText: `Cloned s3://examples/intro.ipynb to ${tmpPath}/intro.ipynb.`
+      })
+    ).toBeVisible();
+    await expect(
+      page.getByRole('main').getByRole('tab', { name: /intro\.ipynb/ })
+    ).toBeVisible();
+    release();
+    // Then the file browser shows it, selected.
+    await expect(
+      page.locator('.jp-DirListing-item.jp-mod-selected', {
+        hasText: 'intro.ipynb'
+      })
+    ).toBeVisible();
   });
 });
 
