@@ -4,6 +4,7 @@ import { clonePlugin } from './plugins/clone';
 import { corePlugin } from './plugins/core';
 import { infoPlugin } from './plugins/info';
 import { publishPlugin } from './plugins/publish';
+import { settingsFormPlugin } from './plugins/settingsForm';
 
 export * from './tokens';
 export { CommandIDs } from './commands';
@@ -12,7 +13,8 @@ const plugins: JupyterFrontEndPlugin<any>[] = [
   corePlugin,
   infoPlugin,
   clonePlugin,
-  publishPlugin
+  publishPlugin,
+  settingsFormPlugin
 ];
 
 export default plugins;
