@@ -35,6 +35,7 @@ export const DEFAULT_SETTINGS: IBookshelfSettings = {
   overwritePolicy: 'confirm',
   allowedBuckets: [],
   openAfterClone: true,
+  openAfterCloneMaxMB: 25,
   maxObjectSizeMB: 200
 };
 
@@ -69,6 +70,7 @@ export function parseSettings(composite: unknown): IBookshelfSettings {
   ) as { [key: string]: unknown };
   const defaults = DEFAULT_SETTINGS;
   const maxSize = Number(raw.maxObjectSizeMB);
+  const maxOpenSize = Number(raw.openAfterCloneMaxMB);
   return {
     endpointUrl: asString(raw.endpointUrl, defaults.endpointUrl).replace(
       /\/+$/,
@@ -104,6 +106,10 @@ export function parseSettings(composite: unknown): IBookshelfSettings {
           .filter((item: string) => item.length > 0)
       : [],
     openAfterClone: asBoolean(raw.openAfterClone, defaults.openAfterClone),
+    openAfterCloneMaxMB:
+      Number.isFinite(maxOpenSize) && maxOpenSize >= 0
+        ? maxOpenSize
+        : defaults.openAfterCloneMaxMB,
     maxObjectSizeMB:
       Number.isFinite(maxSize) && maxSize >= 0
         ? maxSize

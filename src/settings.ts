@@ -162,6 +162,7 @@ export function publicSettings(settings: IBookshelfSettings): {
     overwritePolicy: settings.overwritePolicy,
     allowedBuckets: settings.allowedBuckets,
     openAfterClone: settings.openAfterClone,
+    openAfterCloneMaxMB: settings.openAfterCloneMaxMB,
     maxObjectSizeMB: settings.maxObjectSizeMB
   };
 }

@@ -41,6 +41,8 @@ export interface IBookshelfSettings {
   overwritePolicy: OverwritePolicy;
   allowedBuckets: string[];
   openAfterClone: boolean;
+  /** Larger clones are offered for opening, not opened by themselves. */
+  openAfterCloneMaxMB: number;
   maxObjectSizeMB: number;
 }
 

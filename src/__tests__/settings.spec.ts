@@ -52,6 +52,7 @@ describe('parseSettings', () => {
       overwritePolicy: 'never',
       allowedBuckets: ['team-*', ' ', 'examples'],
       openAfterClone: false,
+      openAfterCloneMaxMB: 5,
       maxObjectSizeMB: 50
     });
     expect(settings).toEqual({
@@ -70,6 +71,7 @@ describe('parseSettings', () => {
       overwritePolicy: 'never',
       allowedBuckets: ['team-*', 'examples'],
       openAfterClone: false,
+      openAfterCloneMaxMB: 5,
       maxObjectSizeMB: 50
     });
   });
@@ -80,13 +82,15 @@ describe('parseSettings', () => {
       credentials: { mode: 'magic' },
       overwritePolicy: 'sometimes',
       allowedBuckets: 'examples',
-      maxObjectSizeMB: -1
+      maxObjectSizeMB: -1,
+      openAfterCloneMaxMB: 'big'
     });
     expect(settings.region).toBe('us-east-1');
     expect(settings.credentials.mode).toBe('session');
     expect(settings.overwritePolicy).toBe('confirm');
     expect(settings.allowedBuckets).toEqual([]);
     expect(settings.maxObjectSizeMB).toBe(200);
+    expect(settings.openAfterCloneMaxMB).toBe(25);
   });
 });
 

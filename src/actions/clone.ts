@@ -5,7 +5,10 @@
 import type { JupyterFrontEnd } from '@jupyterlab/application';
 import { Notification } from '@jupyterlab/apputils';
 import { PathExt } from '@jupyterlab/coreutils';
-import type { IDefaultFileBrowser } from '@jupyterlab/filebrowser';
+import {
+  formatFileSize,
+  type IDefaultFileBrowser
+} from '@jupyterlab/filebrowser';
 import type { Contents } from '@jupyterlab/services';
 import type { TranslationBundle } from '@jupyterlab/translation';
 import type { ReadonlyPartialJSONObject } from '@lumino/coreutils';
@@ -22,6 +25,8 @@ import type { IBookshelf, ICloneRequest } from '../tokens';
 import { showCloneDialog } from '../widgets/CloneDialog';
 import { notifyError } from '../widgets/errorNotification';
 import { withTransferNotification } from '../widgets/transferNotification';
+
+const BYTES_PER_MB = 1024 * 1024;
 
 /**
  * What the clone actions work with.
@@ -86,18 +91,30 @@ export async function runClone(
       // which a poll may hold back for seconds; the file is there already.
       void revealInFileBrowser(browser, model);
     }
-    if (bookshelf.settings.openAfterClone) {
+    const { openAfterClone, openAfterCloneMaxMB } = bookshelf.settings;
+    // Opening a very large notebook keeps the tab busy for long: ask first.
+    const large =
+      typeof model.size === 'number' &&
+      model.size > openAfterCloneMaxMB * BYTES_PER_MB;
+    if (openAfterClone && !large) {
       await app.commands.execute('docmanager:open', { path: model.path });
     }
+    const cloned = trans.__(
+      'Cloned s3://%1/%2 to %3.',
+      request.s3_bucket,
+      request.s3_key,
+      model.path
+    );
     Notification.success(
-      trans.__(
-        'Cloned s3://%1/%2 to %3.',
-        request.s3_bucket,
-        request.s3_key,
-        model.path
-      ),
+      openAfterClone && large
+        ? trans.__(
+            '%1 It is %2, so it was not opened by itself: opening it can keep this tab busy for a while.',
+            cloned,
+            formatFileSize(model.size!, 1, 1024)
+          )
+        : cloned,
       {
-        autoClose: 5000,
+        autoClose: openAfterClone && large ? false : 5000,
         // Also for Notebook 7, which opens documents in a new browser tab
         // that a popup blocker may have stopped.
         actions: [

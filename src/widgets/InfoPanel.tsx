@@ -79,6 +79,9 @@ export function InfoPanelComponent(props: IInfoPanelProps): JSX.Element {
     overwritePolicy: trans.__('When the published object exists'),
     allowedBuckets: trans.__('Buckets links may clone from'),
     openAfterClone: trans.__('Open after cloning'),
+    openAfterCloneMaxMB: trans.__(
+      'Ask before opening a clone larger than (MB)'
+    ),
     maxObjectSizeMB: trans.__('Largest object to clone (MB)')
   };
   const format = (key: string, value: unknown): string => {

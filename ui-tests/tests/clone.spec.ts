@@ -2,6 +2,7 @@ import { expect, IJupyterLabPageFixture, test } from '@jupyterlab/galata';
 
 import {
   callBookshelf,
+  coreSettings,
   fixture,
   getObject,
   listFolder,
@@ -194,6 +195,42 @@ test.describe('after the click', () => {
         hasText: 'intro.ipynb'
       })
     ).toBeVisible();
+  });
+});
+
+test.describe('a clone larger than openAfterCloneMaxMB', () => {
+  test.use({
+    mockSettings: coreSettings({ openAfterCloneMaxMB: 0.001 })
+  });
+
+  test('is offered for opening, not opened by itself', async ({
+    page,
+    tmpPath
+  }) => {
+    // intro.ipynb is a few kilobytes, over the 1 KB limit of this test.
+    await startCommand(page, 'bookshelf:clone', {
+      s3_bucket: 'examples',
+      s3_key: 'intro.ipynb',
+      target_path: `${tmpPath}/`
+    });
+    const dialog = page.locator('.jp-Dialog');
+    await expect(dialog.locator('input[name="name"]')).toHaveValue(
+      'intro.ipynb'
+    );
+    await dialog.getByRole('button', { name: 'Clone' }).click();
+    const toast = page.locator('.Toastify__toast', {
+      hasText: `Cloned s3://examples/intro.ipynb to ${tmpPath}/intro.ipynb. It is`
+    });
+    // (Lab shortens long notifications: the start says enough.)
+    await expect(toast).toBeVisible();
+    expect(await listFolder(page, tmpPath)).toEqual(['intro.ipynb']);
+    const tab = page
+      .getByRole('main')
+      .getByRole('tab', { name: /intro\.ipynb/ });
+    await expect(tab).toHaveCount(0);
+    // The person chooses to open it.
+    await toast.getByRole('button', { name: 'Open' }).click();
+    await expect(tab).toBeVisible();
   });
 });
 
