@@ -2,6 +2,7 @@ import { ServerConnection } from '@jupyterlab/services';
 
 import { ServerCommitter } from '../clone/committer';
 import { hasResponseStatus } from '../clone/writer';
+import { rejection } from './fakes/rejection';
 
 const BASE_URL = 'http://127.0.0.1:8888/user/ana/';
 
@@ -27,15 +28,6 @@ function committerAnswering(answer: () => Response | Promise<Response>) {
 
 const json = (status: number, body: unknown) =>
   new Response(JSON.stringify(body), { status });
-
-async function rejection(promise: Promise<unknown>): Promise<any> {
-  try {
-    await promise;
-  } catch (error) {
-    return error;
-  }
-  throw new Error('The promise resolved');
-}
 
 describe('ServerCommitter', () => {
   const model = {

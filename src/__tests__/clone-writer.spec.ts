@@ -23,6 +23,7 @@ import {
   FakeContentsManager,
   responseError
 } from './fakes/contents';
+import { rejection } from './fakes/rejection';
 
 const MiB = 1024 * 1024;
 
@@ -36,18 +37,6 @@ function text(content: string): IFileData {
 const noLocks: IFolderLocks = {
   run: (_folder, task) => task()
 };
-
-/**
- * The error a promise rejects with.
- */
-async function rejection(promise: Promise<unknown>): Promise<any> {
-  try {
-    await promise;
-  } catch (error) {
-    return error;
-  }
-  throw new Error('The promise resolved');
-}
 
 // The writer must accept the real contents manager.
 const contentsManagerFits: (
