@@ -137,6 +137,7 @@ class Committer:
         # Other managers have no atomic create: their commits take turns.
         self._lock = asyncio.Lock()
         self._recent: OrderedDict[str, str] = OrderedDict()
+        self._running: dict[str, asyncio.Future[str]] = {}
 
     async def commit(self, body: Any) -> str:
         """Commit the request's temporary file; returns the new file's path.
@@ -145,6 +146,19 @@ class Committer:
         temporary, target = read_commit_request(body, bool(cm.allow_hidden))
         folder, name = posixpath.split(target)
         await self._check_places(temporary, folder)
+        # A caller that lost its answer may ask again while the first commit
+        # still runs: both get its result, rather than two links of one file.
+        running = self._running.get(temporary)
+        if running is None:
+            running = self._running[temporary] = asyncio.ensure_future(
+                self._commit(temporary, folder, name)
+            )
+            running.add_done_callback(lambda _: self._running.pop(temporary, None))
+        # Shielded: a caller that goes away does not stop a commit half-way.
+        return await asyncio.shield(running)
+
+    async def _commit(self, temporary: str, folder: str, name: str) -> str:
+        cm = self.contents_manager
         if not await ensure_async(cm.file_exists(temporary)):
             # Asked again after the answer was lost: the same answer.
             committed = self._recent.get(temporary)

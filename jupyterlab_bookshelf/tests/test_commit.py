@@ -162,6 +162,14 @@ def test_asked_again_after_a_lost_answer_gives_the_same_answer(
     assert files(jp_root_dir) == ["q3.ipynb"]
 
 
+def test_asked_again_while_it_runs_gives_the_same_answer(run, post_commit, save, jp_root_dir):
+    run(save(temporary("q3.ipynb"), b"{}"))
+    request = {"path": temporary("q3.ipynb"), "target": "q3.ipynb"}
+    paths = run(commit_together(post_commit, [request["path"]] * 5, request["target"]))
+    assert paths == ["q3.ipynb"] * 5
+    assert files(jp_root_dir) == ["q3.ipynb"]
+
+
 @pytest.mark.parametrize(
     "body, field",
     [
