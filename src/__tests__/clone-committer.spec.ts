@@ -71,7 +71,8 @@ describe('ServerCommitter', () => {
       JSON.stringify({ message: 'Not Found', reason: null })
     ],
     ['a static host refusing POST', 405, 'Method Not Allowed'],
-    ['a static host without POST', 501, 'Unsupported method']
+    ['a static host without POST', 501, 'Unsupported method'],
+    ['a static host answering every path with its page', 200, '<html></html>']
   ])('answers null for %s', async (_, status, body) => {
     const { committer } = committerAnswering(
       () => new Response(body, { status })

@@ -32,9 +32,10 @@ export interface ICommitter {
 /**
  * The statuses with which a server without the commit path answers: a
  * Jupyter server without the extension (404), a static host such as
- * JupyterLite's (404, 405, or 501 for an unknown method).
+ * JupyterLite's (404, 405, or 501 for an unknown method; 200 from a host
+ * that answers every path with its start page).
  */
-const NO_COMMIT_PATH = [404, 405, 501];
+const NO_COMMIT_PATH = [200, 404, 405, 501];
 
 /**
  * `POST {baseUrl}api/bookshelf/commit`.
