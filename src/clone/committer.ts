@@ -80,10 +80,9 @@ export class ServerCommitter implements ICommitter {
       if (isModel(body)) {
         return body;
       }
-      // Committed, but the answer did not arrive whole: ask again.
-      throw new ServerConnection.NetworkError(
-        new TypeError('The answer of the commit was cut off.')
-      );
+      // Committed, but the answer did not arrive whole: lost, as a body
+      // cut off in the browser ('network error'); the writer asks again.
+      throw new ServerConnection.NetworkError(new TypeError('network error'));
     }
     // The commit path's own errors carry a code; anything else is not it.
     const fromCommitPath = typeof body?.code === 'string';
