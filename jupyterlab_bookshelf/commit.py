@@ -174,6 +174,9 @@ class Committer:
             # File operations are quick, but a network file system may not be.
             loop = asyncio.get_running_loop()
             path = await loop.run_in_executor(None, self._commit_on_disk, temporary, folder, name)
+            # What the contents manager's rename would tell its listeners
+            # (file ids, collaboration), which the link bypassed.
+            cm.emit(data={"action": "rename", "path": path, "source_path": temporary})
         else:
             async with self._lock:
                 path = await self._commit_in_turn(temporary, folder, name)

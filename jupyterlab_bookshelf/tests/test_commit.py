@@ -74,6 +74,23 @@ def test_commits_to_the_name_and_answers_the_model(run, post_commit, save, jp_ro
     assert (jp_root_dir / "work" / "q3.ipynb").read_bytes() == b'{"cells": []}'
 
 
+def test_tells_the_contents_listeners_of_the_move(run, post_commit, save, jp_serverapp):
+    cm = jp_serverapp.contents_manager
+    events = []
+
+    async def listener(logger, schema_id, data):
+        events.append(dict(data))
+
+    cm.event_logger.add_listener(schema_id=cm.event_schema_id, listener=listener)
+    run(save(temporary("q3.ipynb"), b"{}"))
+    events.clear()
+    assert run(post_commit({"path": temporary("q3.ipynb"), "target": "q3.ipynb"})).code == 201
+    run(asyncio.sleep(0.1))  # listeners run as tasks
+    assert {"action": "rename", "path": "q3.ipynb", "source_path": temporary("q3.ipynb")} in [
+        {key: event.get(key) for key in ("action", "path", "source_path")} for event in events
+    ]
+
+
 def test_takes_the_next_free_name_and_keeps_the_file_there(
     run, post_commit, save, jp_root_dir
 ):
