@@ -226,8 +226,13 @@ class Committer:
             os_path = cm._get_os_path(path)
             try:
                 if hard_links:
-                    os.link(os_temporary, os_path, follow_symlinks=False)
-                else:
+                    try:
+                        os.link(os_temporary, os_path, follow_symlinks=False)
+                    except OSError as error:
+                        if error.errno not in _NO_HARD_LINKS:
+                            raise
+                        hard_links = False
+                if not hard_links:
                     self._create_then_replace(os_temporary, os_path)
                     return path
             except FileExistsError:
@@ -237,13 +242,6 @@ class Committer:
                     404, "NotFound", "path: the temporary file does not exist.", "path"
                 ) from None
             except OSError as error:
-                if hard_links and error.errno in _NO_HARD_LINKS:
-                    hard_links = False
-                    try:
-                        self._create_then_replace(os_temporary, os_path)
-                        return path
-                    except FileExistsError:
-                        continue
                 if error.errno == errno.ENAMETOOLONG:
                     break
                 raise
