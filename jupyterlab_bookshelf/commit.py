@@ -100,7 +100,9 @@ def read_commit_request(body: Any, allow_hidden: bool) -> tuple[str, str]:
         value = body.get(field)
         if not isinstance(value, str) or not value:
             raise CommitError(400, "InvalidRequest", f"{field}: a path is required.", field)
-        problem = check_target_path(value, allow_hidden)
+        # A backslash is part of a name where it does not separate folders
+        # (a clone of the key 'a\\b.ipynb' is named so, as Jupyter allows).
+        problem = check_target_path(value, allow_hidden, allow_backslash=os.sep == "/")
         if problem is None and value.endswith("/"):
             problem = "a path names a file here, not a folder"
         if problem is not None:

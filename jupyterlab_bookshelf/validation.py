@@ -123,12 +123,15 @@ def _check_key(key: str) -> str | None:
     return None
 
 
-def check_target_path(path: str, allow_hidden: bool = False) -> str | None:
+def check_target_path(
+    path: str, allow_hidden: bool = False, allow_backslash: bool = False
+) -> str | None:
     """The rule a path relative to the Jupyter root breaks, or None; hidden
-    names are refused unless ``allow_hidden`` (``ContentsManager.allow_hidden``)."""
+    names are refused unless ``allow_hidden`` (``ContentsManager.allow_hidden``),
+    a backslash unless ``allow_backslash``."""
     if path.startswith("/"):
         return "a path is relative to the Jupyter root: remove the leading '/'"
-    if "\\" in path:
+    if "\\" in path and not allow_backslash:
         return "a path separates folders with '/', not '\\'"
     characters = _check_characters(path, "a path")
     if characters:

@@ -91,6 +91,14 @@ def test_tells_the_contents_listeners_of_the_move(run, post_commit, save, jp_ser
     ]
 
 
+def test_a_name_with_a_backslash_is_a_name(run, post_commit, save, jp_root_dir):
+    # As jupyter_server saves it on POSIX, where a backslash separates nothing.
+    run(save(temporary("a\\b.ipynb"), b"{}"))
+    response = run(post_commit({"path": temporary("a\\b.ipynb"), "target": "a\\b.ipynb"}))
+    assert response.code == 201
+    assert files(jp_root_dir) == ["a\\b.ipynb"]
+
+
 def test_takes_the_next_free_name_and_keeps_the_file_there(
     run, post_commit, save, jp_root_dir
 ):
