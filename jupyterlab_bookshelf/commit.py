@@ -229,7 +229,7 @@ class Committer:
             try:
                 if hard_links:
                     try:
-                        os.link(os_temporary, os_path, follow_symlinks=False)
+                        os.link(os_temporary, os_path)
                     except OSError as error:
                         if error.errno not in _NO_HARD_LINKS:
                             raise
