@@ -2,8 +2,9 @@
 
 Clone and publish run in the browser, where the S3 credentials are; this
 module never touches S3 or credentials. It describes the configuration,
-turns clone links into the clone dialog, and tells direct API callers where
-the operations really run.
+turns clone links into the clone dialog, tells direct API callers where
+the operations really run, and commits the clones' new files atomically
+(``commit.py``).
 """
 
 from __future__ import annotations
@@ -14,10 +15,14 @@ from typing import Any
 
 import jinja2
 import tornado.web
+from jupyter_client.jsonutil import json_default
+from jupyter_core.utils import ensure_async
+from jupyter_server.auth.decorator import authorized
 from jupyter_server.base.handlers import APIHandler, JupyterHandler
-from jupyter_server.utils import url_path_join
+from jupyter_server.utils import url_escape, url_path_join
 
 from . import __version__
+from .commit import CommitError, Committer
 from .settings import allowed_buckets, effective_settings, features, settings_paths
 from .validation import (
     bucket_allowed,
@@ -199,6 +204,64 @@ class PublishHandler(APIHandler):
         )
 
 
+class CommitHandler(APIHandler):
+    """POST /api/bookshelf/commit: body ``{"path": temporary file, "target":
+    wanted path}``; moves the temporary file to the first free name of the
+    target, atomically. 201 with the new file's model (without content)."""
+
+    # The contents API's permission: this writes files.
+    auth_resource = "contents"
+
+    @tornado.web.authenticated
+    @authorized
+    async def post(self) -> None:
+        # One per server: the commits of other contents managers take turns.
+        committer = self.settings.get("bookshelf_committer")
+        if committer is None:
+            committer = self.settings["bookshelf_committer"] = Committer(self.contents_manager)
+        try:
+            try:
+                body = json.loads(self.request.body or b"null")
+            except ValueError:
+                body = None
+            path = await committer.commit(body)
+        except CommitError as error:
+            self._finish_error(error)
+            return
+        except tornado.web.HTTPError as error:
+            # The contents manager's refusals (a path outside the root, no
+            # permission), in the same JSON shape.
+            code = _STATUS_CODES.get(error.status_code, "SaveFailed")
+            self._finish_error(CommitError(error.status_code, code, error.log_message or code))
+            return
+        except OSError as error:
+            # Only the reason: the message of an OSError names server paths.
+            self._finish_error(
+                CommitError(
+                    500,
+                    "SaveFailed",
+                    f"The server could not commit the file ({error.strerror or 'unknown error'}).",
+                )
+            )
+            return
+        model = await ensure_async(self.contents_manager.get(path, content=False))
+        self.set_status(201)
+        self.set_header(
+            "Location", url_path_join(self.base_url, "api", "contents", url_escape(path))
+        )
+        self.set_header("Content-Type", "application/json")
+        self.finish(json.dumps(model, default=json_default))
+
+    def _finish_error(self, error: CommitError) -> None:
+        self.set_status(error.status)
+        self.set_header("Content-Type", "application/json")
+        self.finish(json.dumps(error.body()))
+
+
+#: Error codes of the contents manager's statuses (BookshelfError codes).
+_STATUS_CODES = {400: "InvalidRequest", 403: "AccessDenied", 404: "NotFound", 409: "Conflict"}
+
+
 def setup_route_handlers(web_app: Any) -> None:
     """Add Bookshelf's handlers to the server's web application."""
     base_url = web_app.settings["base_url"]
@@ -208,5 +271,6 @@ def setup_route_handlers(web_app: Any) -> None:
         (url_path_join(base_url, "api", "bookshelf", "cloned"), ClonedHandler),
         (url_path_join(base_url, "api", "bookshelf", "clone"), CloneApiHandler),
         (url_path_join(base_url, "api", "bookshelf", "published", "(.+)"), PublishHandler),
+        (url_path_join(base_url, "api", "bookshelf", "commit"), CommitHandler),
     ]
     web_app.add_handlers(".*$", handlers)

@@ -123,10 +123,15 @@ def _check_key(key: str) -> str | None:
     return None
 
 
-def _check_target_path(path: str) -> str | None:
+def check_target_path(
+    path: str, allow_hidden: bool = False, allow_backslash: bool = False
+) -> str | None:
+    """The rule a path relative to the Jupyter root breaks, or None; hidden
+    names are refused unless ``allow_hidden`` (``ContentsManager.allow_hidden``),
+    a backslash unless ``allow_backslash``."""
     if path.startswith("/"):
         return "a path is relative to the Jupyter root: remove the leading '/'"
-    if "\\" in path:
+    if "\\" in path and not allow_backslash:
         return "a path separates folders with '/', not '\\'"
     characters = _check_characters(path, "a path")
     if characters:
@@ -142,7 +147,7 @@ def _check_target_path(path: str) -> str | None:
             return "a path must not contain '..'"
         if set(segment) == {"."}:
             return f"a path has no segment made only of dots (found '{segment}')"
-        if segment.startswith("."):
+        if segment.startswith(".") and not allow_hidden:
             return f"'{segment}' starts with a dot, which Jupyter hides; choose another name"
         segment_size = utf8_length(segment)
         if segment_size > MAX_NAME_BYTES:
@@ -232,7 +237,7 @@ def validate_clone_request(request: Any) -> list[Problem]:
         key_problem = _check_key(key) if key else "an object key is required"
     report("s3_key", key_problem)
     if target_problem is None and target_path:
-        target_problem = _check_target_path(target_path)
+        target_problem = check_target_path(target_path)
     report("target_path", target_problem)
     if version_problem is None and version_id:
         version_problem = _check_version_id(version_id)

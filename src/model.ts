@@ -194,12 +194,14 @@ export class BookshelfModel implements IBookshelf {
     // S3 SDK rather than after it.
     const cloneCode = import('./clone/clone');
     cloneCode.catch(() => undefined); // awaited below
-    const deps: ICloneDependencies = {
-      store: await this.objectStore(),
-      contents: this._options.contents
-    };
+    const store = await this.objectStore();
     try {
-      const { cloneObject } = await cloneCode;
+      const { cloneObject, ServerCommitter } = await cloneCode;
+      const deps: ICloneDependencies = {
+        store,
+        contents: this._options.contents,
+        committer: new ServerCommitter(this._options.serverSettings)
+      };
       return await cloneObject(deps, request, {
         defaultFolder: options.defaultFolder ?? '',
         maxObjectSizeMB: this._settings.maxObjectSizeMB,

@@ -1,24 +1,26 @@
 import { candidateNames, incrementName, resolveTarget } from '../clone/naming';
+import { sharedCases } from './fakes/cases';
+
+/**
+ * The cases the server's commit path is tested on too
+ * (jupyterlab_bookshelf/tests/test_naming_parity.py): the browser and the
+ * server number copies alike.
+ */
+const cases = sharedCases<{ name: string; n: number; expected: string }>(
+  'naming_cases.json'
+);
 
 describe('incrementName', () => {
-  test.each([
-    ['q3.ipynb', 0, 'q3.ipynb'],
-    ['q3.ipynb', 1, 'q3-1.ipynb'],
-    ['q3.ipynb', 2, 'q3-2.ipynb'],
-    ['q3.v2.ipynb', 1, 'q3.v2-1.ipynb'],
-    ['data.tar.gz', 1, 'data-1.tar.gz'],
-    ['data.tar.gz', 12, 'data-12.tar.gz'],
-    ['README', 1, 'README-1'],
-    ['README', 3, 'README-3'],
-    ['q3-1.ipynb', 1, 'q3-1-1.ipynb'],
-    ['report-2024.csv', 1, 'report-2024-1.csv'],
-    ['2024.01.data', 1, '2024-1.01.data'],
-    ['notes.IPYNB', 1, 'notes-1.IPYNB'],
-    ['archive.', 1, 'archive-1.'],
-    ['résumé.txt', 1, 'résumé-1.txt']
-  ])('%s, %i → %s', (name, n, expected) => {
-    expect(incrementName(name, n)).toBe(expected);
+  it('has the shared cases', () => {
+    expect(cases.length).toBeGreaterThan(20);
   });
+
+  test.each(cases.map(c => [c.name, c.n, c.expected]))(
+    '%s, %i → %s',
+    (name, n, expected) => {
+      expect(incrementName(name as string, n as number)).toBe(expected);
+    }
+  );
 });
 
 describe('candidateNames', () => {

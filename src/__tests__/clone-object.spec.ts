@@ -12,18 +12,10 @@ import type { ICloneRequest } from '../tokens';
 import { bytesEqual, notebookText, randomBytes, utf8 } from './fakes/bytes';
 import { FakeContentsManager } from './fakes/contents';
 import { FakeObjectStore } from './fakes/store';
+import { rejection } from './fakes/rejection';
 
 // Formatting that a parse-and-stringify would change.
 const NOTEBOOK = `{"cells":[],"metadata":{"x":1.0},\n  "nbformat":4,"nbformat_minor":5}`;
-
-async function rejection(promise: Promise<unknown>): Promise<any> {
-  try {
-    await promise;
-  } catch (error) {
-    return error;
-  }
-  throw new Error('The promise resolved');
-}
 
 async function waitFor(condition: () => boolean): Promise<void> {
   for (let i = 0; i < 200 && !condition(); i++) {

@@ -17,7 +17,13 @@ import {
 } from '../clone/writer';
 import { BookshelfError } from '../errors';
 import { bytesEqual, notebookText, randomBytes, utf8 } from './fakes/bytes';
-import { delay, FakeContentsManager, responseError } from './fakes/contents';
+import {
+  delay,
+  FakeCommitter,
+  FakeContentsManager,
+  responseError
+} from './fakes/contents';
+import { rejection } from './fakes/rejection';
 
 const MiB = 1024 * 1024;
 
@@ -31,18 +37,6 @@ function text(content: string): IFileData {
 const noLocks: IFolderLocks = {
   run: (_folder, task) => task()
 };
-
-/**
- * The error a promise rejects with.
- */
-async function rejection(promise: Promise<unknown>): Promise<any> {
-  try {
-    await promise;
-  } catch (error) {
-    return error;
-  }
-  throw new Error('The promise resolved');
-}
 
 // The writer must accept the real contents manager.
 const contentsManagerFits: (
@@ -535,6 +529,168 @@ describe('writeNewFile', () => {
     const save = contents.calls.find(call => call.method === 'save')!;
     expect(save.format).toBe('base64');
     expect(bytesEqual(contents.readBytes('work/a.bin'), bytes)).toBe(true);
+  });
+});
+
+describe('writeNewFile with the commit path', () => {
+  let contents: FakeContentsManager;
+  let lockedFolders: string[];
+  let locks: IFolderLocks;
+
+  beforeEach(() => {
+    contents = new FakeContentsManager({ renameRace: true });
+    contents.addFile('work/q3.ipynb', 'the original');
+    lockedFolders = [];
+    locks = {
+      run: (folder, task) => {
+        lockedFolders.push(folder);
+        return task();
+      }
+    };
+  });
+
+  function write(
+    committer: FakeCommitter,
+    content = '{}',
+    signal?: AbortSignal
+  ) {
+    return writeNewFile(contents, 'work', 'q3.ipynb', text(content), {
+      committer,
+      locks,
+      signal
+    });
+  }
+
+  it('commits on the server: no rename, no lock', async () => {
+    const committer = new FakeCommitter(contents);
+    const model = await write(committer, 'mine');
+    expect(model).toMatchObject({ path: 'work/q3-1.ipynb', type: 'notebook' });
+    expect(committer.calls).toEqual([
+      {
+        temporaryPath: expect.stringMatching(
+          /^work\/q3\.ipynb\..*bookshelf-partial$/
+        ),
+        folder: 'work',
+        name: 'q3.ipynb'
+      }
+    ]);
+    expect(contents.calls.some(call => call.method === 'rename')).toBe(false);
+    expect(lockedFolders).toEqual([]);
+    expect(contents.files()).toEqual(['work/q3-1.ipynb', 'work/q3.ipynb']);
+    expect(contents.readText('work/q3-1.ipynb')).toBe('mine');
+  });
+
+  it('gives 20 concurrent clones 20 files without any browser lock', async () => {
+    const committer = new FakeCommitter(contents);
+    const models = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => write(committer, `clone ${i}`))
+    );
+    expect(new Set(models.map(model => model.path)).size).toBe(20);
+    models.forEach((model, i) =>
+      expect(contents.readText(model.path)).toBe(`clone ${i}`)
+    );
+    expect(contents.files()).toHaveLength(21);
+    expect(contents.readText('work/q3.ipynb')).toBe('the original');
+  });
+
+  it('renames under the lock when the server has no commit path', async () => {
+    const committer = new FakeCommitter(contents, { absent: true });
+    const model = await write(committer, 'mine');
+    expect(model.path).toBe('work/q3-1.ipynb');
+    expect(committer.calls).toHaveLength(1);
+    expect(lockedFolders).toEqual(['work']);
+    const renames = contents.calls.filter(call => call.method === 'rename');
+    expect(renames).toHaveLength(1);
+    expect(contents.files()).toEqual(['work/q3-1.ipynb', 'work/q3.ipynb']);
+  });
+
+  it('asks again when the answer was lost, and reports the file made', async () => {
+    const committer = new FakeCommitter(contents, { loseAnswers: 1 });
+    const model = await write(committer, 'mine');
+    expect(model.path).toBe('work/q3-1.ipynb');
+    expect(committer.calls).toHaveLength(2);
+    expect(contents.files()).toEqual(['work/q3-1.ipynb', 'work/q3.ipynb']);
+    expect(contents.readText('work/q3-1.ipynb')).toBe('mine');
+  });
+
+  it('commits when the first request never arrived', async () => {
+    let first = true;
+    const committer = new FakeCommitter(contents, {
+      beforeCommit: () => {
+        if (first) {
+          first = false;
+          throw new ServerConnection.NetworkError(
+            new TypeError('Failed to fetch')
+          );
+        }
+      }
+    });
+    const model = await write(committer, 'mine');
+    expect(model.path).toBe('work/q3-1.ipynb');
+    expect(contents.readText('work/q3-1.ipynb')).toBe('mine');
+  });
+
+  it('fails, leaving nothing, when both answers are lost', async () => {
+    const committer = new FakeCommitter(contents, {
+      beforeCommit: () => {
+        throw new ServerConnection.NetworkError(
+          new TypeError('Failed to fetch')
+        );
+      }
+    });
+    const error = await rejection(write(committer));
+    expect(error).toBeInstanceOf(ServerConnection.NetworkError);
+    expect(committer.calls).toHaveLength(2);
+    expect(contents.files()).toEqual(['work/q3.ipynb']);
+  });
+
+  it("turns the server's 409 into Conflict and removes the temporary file", async () => {
+    const committer = new FakeCommitter(contents, { maxAttempts: 1 });
+    const error = await rejection(write(committer));
+    expect(error).toBeInstanceOf(BookshelfError);
+    expect(error.code).toBe('Conflict');
+    expect(error.message).toBe(
+      "No free name was found for 'q3.ipynb' in the folder 'work' after 10000 attempts; choose another name or folder, or remove some copies."
+    );
+    expect(committer.calls).toHaveLength(1);
+    expect(contents.files()).toEqual(['work/q3.ipynb']);
+  });
+
+  it('throws a refusal as it is, once, and removes the temporary file', async () => {
+    const committer = new FakeCommitter(contents, {
+      beforeCommit: () => {
+        throw responseError(403, 'Forbidden');
+      }
+    });
+    const error = await rejection(write(committer));
+    expect(hasResponseStatus(error, 403)).toBe(true);
+    expect(committer.calls).toHaveLength(1);
+    expect(contents.files()).toEqual(['work/q3.ipynb']);
+  });
+
+  it('leaves nothing and commits nothing when cancelled during the upload', async () => {
+    const controller = new AbortController();
+    contents = new FakeContentsManager({
+      beforeSave: () => controller.abort()
+    });
+    contents.addDirectory('work');
+    const committer = new FakeCommitter(contents);
+    const error = await rejection(write(committer, '{}', controller.signal));
+    expect(error.code).toBe('Cancelled');
+    expect(committer.calls).toEqual([]);
+    // The clean-up runs once the save the server was working on is over.
+    await delay(5);
+    expect(contents.files()).toEqual([]);
+  });
+
+  it('completes a commit already sent when cancelled meanwhile', async () => {
+    const controller = new AbortController();
+    const committer = new FakeCommitter(contents, {
+      beforeCommit: () => controller.abort()
+    });
+    const model = await write(committer, 'mine', controller.signal);
+    expect(model.path).toBe('work/q3-1.ipynb');
+    expect(contents.readText('work/q3-1.ipynb')).toBe('mine');
   });
 });
 

@@ -1,32 +1,16 @@
-import * as fs from 'fs';
-import * as path from 'path';
-
 import { features, parseSettings } from '../settings';
+import { sharedCases } from './fakes/cases';
 
 /**
  * The cases the server shim is tested on too
  * (jupyterlab_bookshelf/tests/test_features_parity.py): the browser's
  * IBookshelf.info() and GET /api/bookshelf report the same features.
  */
-const { cases } = JSON.parse(
-  fs.readFileSync(
-    path.join(
-      __dirname,
-      '..',
-      '..',
-      'jupyterlab_bookshelf',
-      'tests',
-      'features_cases.json'
-    ),
-    'utf8'
-  )
-) as {
-  cases: {
-    name: string;
-    user: object;
-    features: { [name: string]: boolean | string };
-  }[];
-};
+const cases = sharedCases<{
+  name: string;
+  user: object;
+  features: { [name: string]: boolean | string };
+}>('features_cases.json');
 
 describe('features', () => {
   it('has the shared cases', () => {

@@ -20,17 +20,9 @@ import { formProblems, ICloneFormValues } from '../widgets/CloneDialog';
 import { bytesEqual, notebookText, randomBytes, utf8 } from './fakes/bytes';
 import { FakeContentsManager } from './fakes/contents';
 import { etagOf, FakeObjectStore } from './fakes/store';
+import { rejection } from './fakes/rejection';
 
 const trans = nullTranslator.load('jupyterlab_bookshelf');
-
-async function rejection(promise: Promise<unknown>): Promise<any> {
-  try {
-    await promise;
-  } catch (error) {
-    return error;
-  }
-  throw new Error('The promise resolved');
-}
 
 const XSS = '<img src=x onerror="window.__bookshelfCanary=1">';
 

@@ -20,6 +20,7 @@ import type {
 import { bytesEqual, notebookText, utf8 } from './fakes/bytes';
 import { delay, FakeContentsManager, responseError } from './fakes/contents';
 import { etagOf, FakeObjectStore } from './fakes/store';
+import { rejection } from './fakes/rejection';
 
 /**
  * The fake contents manager, answering `get(path, {type: 'file', format:
@@ -80,15 +81,6 @@ const BUCKET = 'published';
 const PREFIX = 'notebooks/';
 const ORIGIN = 'https://hub.example.org';
 const BASE_URL = '/user/ana/';
-
-async function rejection(promise: Promise<unknown>): Promise<any> {
-  try {
-    await promise;
-  } catch (error) {
-    return error;
-  }
-  throw new Error('The promise resolved');
-}
 
 describe('publishNotebook', () => {
   let store: FakeObjectStore;

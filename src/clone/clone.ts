@@ -22,6 +22,7 @@ import {
   sizeLimitBytes,
   type IClassifiedObject
 } from './content';
+import type { ICommitter } from './committer';
 import type { IFolderLocks } from './locks';
 import { resolveTarget, type ICloneTarget } from './naming';
 import { checkCloneRequest, checkFileName, keyBaseName } from './request';
@@ -32,12 +33,19 @@ import {
   type IContentsWriter
 } from './writer';
 
+export { ServerCommitter } from './committer';
+
 /**
  * What a clone works with.
  */
 export interface ICloneDependencies {
   store: IObjectStore;
   contents: IContentsWriter;
+  /**
+   * The server extension's atomic commit; without it (or without the
+   * server extension) the temporary file is renamed under `locks`.
+   */
+  committer?: ICommitter;
   /** Default: Web Locks, or page-wide in-memory locks without them. */
   locks?: IFolderLocks;
 }
@@ -144,6 +152,7 @@ async function saveObject(
   try {
     return await writeNewFile(deps.contents, target.folder, target.name, data, {
       signal,
+      committer: deps.committer,
       locks: deps.locks,
       chunkSize: options.chunkSize,
       onProgress: progress => onProgress?.({ phase: 'save', ...progress }),

@@ -4,6 +4,7 @@
  */
 
 export * from './clone';
+export * from './committer';
 export * from './content';
 export * from './locks';
 export * from './naming';

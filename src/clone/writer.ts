@@ -3,8 +3,11 @@
  * overwriting one and without a partial file at the target path.
  *
  * The contents API has no "create only if absent": a save always writes.
- * So the bytes go to a temporary file first, which is then renamed to the
- * first free name; a rename onto an existing path answers 409.
+ * So the bytes go to a temporary file first, which the server extension's
+ * commit path then moves to the first free name atomically. Without the
+ * server extension (JupyterLite) the temporary file is renamed to the first
+ * free name instead: a rename onto an existing path answers 409, and the
+ * browser's locks keep its own clones from racing the rename's check.
  */
 
 import type { Contents } from '@jupyterlab/services';
@@ -15,6 +18,7 @@ import {
 import { TRANSLATION_DOMAIN } from '../commands';
 import { BookshelfError, throwIfAborted } from '../errors';
 import type { ITransferProgress } from '../tokens';
+import type { ICommitter } from './committer';
 import { bytesToBase64, decodeUtf8, type IFileData } from './content';
 import { defaultFolderLocks, type IFolderLocks } from './locks';
 import { candidateNames, joinPath } from './naming';
@@ -51,7 +55,12 @@ export interface IWriteOptions {
    * (`ServerApp.max_body_size`, 512 MiB by default) even when escaped.
    */
   chunkSize?: number;
-  /** Serialize naming per folder; default: `defaultFolderLocks()`. */
+  /**
+   * The server extension's atomic commit; without it, or when the server
+   * has no commit path, the rename under `locks`.
+   */
+  committer?: ICommitter;
+  /** Serialize the rename per folder; default: `defaultFolderLocks()`. */
   locks?: IFolderLocks;
   /** How many names to try before giving up. Default: 10000. */
   maxAttempts?: number;
@@ -99,6 +108,21 @@ export async function writeNewFile(
   try {
     await upload(contents, temporaryPath, data, options, inFlight);
     throwIfAborted(signal);
+    // Once sent, a commit is not cancelled: it is quick, and a cancel
+    // cannot know whether it happened (the same holds for the rename).
+    const committed = options.committer
+      ? await commitOnServer(
+          options.committer,
+          temporaryPath,
+          folder,
+          name,
+          options
+        )
+      : null;
+    if (committed) {
+      renamed = true;
+      return await completeModel(contents, committed.path, committed);
+    }
     const locks = options.locks ?? defaultFolderLocks();
     // Only naming and renaming hold the lock: uploads run in parallel.
     const model = await locks.run(
@@ -159,9 +183,8 @@ export function asSaveFailed(
   if (error instanceof BookshelfError) {
     return error;
   }
-  const status = (error as { response?: { status?: unknown } } | null)?.response
-    ?.status;
-  if (typeof status === 'number') {
+  const status = responseStatus(error);
+  if (status !== undefined) {
     const text = error instanceof Error ? error.message.trim() : '';
     // The server's own words, untranslated, after its status.
     const said = text && text.length <= 300 ? `${status}: ${text}` : status;
@@ -202,13 +225,17 @@ export function asSaveFailed(
  * `ServerConnection.ResponseError`, or anything shaped like one).
  */
 export function hasResponseStatus(error: unknown, status: number): boolean {
-  const response = (error as { response?: { status?: unknown } } | null)
-    ?.response;
-  return (
-    typeof response === 'object' &&
-    response !== null &&
-    response.status === status
-  );
+  return responseStatus(error) === status;
+}
+
+/**
+ * The HTTP status of a contents API answer, or undefined when no answer
+ * came.
+ */
+function responseStatus(error: unknown): number | undefined {
+  const status = (error as { response?: { status?: unknown } } | null)?.response
+    ?.status;
+  return typeof status === 'number' ? status : undefined;
 }
 
 /**
@@ -401,24 +428,81 @@ async function renameToFreeName(
       throw error;
     }
   }
-  const trans = options.trans ?? nullTranslator.load(TRANSLATION_DOMAIN);
-  throw new BookshelfError(
+  throw noFreeName(folder, name, maxAttempts, options.trans);
+}
+
+/**
+ * The commit on the server. Its answer may be lost after the server
+ * committed (a network failure, a proxy's 502-504): the server answers a
+ * second commit of the same temporary file with the file it made, or
+ * commits it now, so asking again is safe. Null: no commit path.
+ */
+async function commitOnServer(
+  committer: ICommitter,
+  temporaryPath: string,
+  folder: string,
+  name: string,
+  options: IWriteOptions
+): Promise<Contents.IModel | null> {
+  const refusal = (error: unknown) =>
+    // No free name after the server's attempts, which are the writer's
+    // default number.
+    responseStatus(error) === 409
+      ? noFreeName(folder, name, DEFAULT_MAX_ATTEMPTS, options.trans)
+      : error;
+  try {
+    return await committer.commit(temporaryPath, folder, name);
+  } catch (error) {
+    if (!answerLost(error)) {
+      throw refusal(error);
+    }
+    let again: Contents.IModel | null;
+    try {
+      again = await committer.commit(temporaryPath, folder, name);
+    } catch (secondError) {
+      throw refusal(secondError);
+    }
+    if (!again) {
+      throw error;
+    }
+    return again;
+  }
+}
+
+/**
+ * Whether a failed request may have been carried out: no answer came, or a
+ * proxy answered for a server that did not.
+ */
+function answerLost(error: unknown): boolean {
+  const status = responseStatus(error);
+  return (
+    status === undefined || status === 502 || status === 503 || status === 504
+  );
+}
+
+function noFreeName(
+  folder: string,
+  name: string,
+  attempts: number,
+  trans: TranslationBundle = nullTranslator.load(TRANSLATION_DOMAIN)
+): BookshelfError {
+  return new BookshelfError(
     'Conflict',
     folder
       ? trans._n(
           "No free name was found for '%2' in the folder '%3' after %1 attempt; choose another name or folder, or remove some copies.",
           "No free name was found for '%2' in the folder '%3' after %1 attempts; choose another name or folder, or remove some copies.",
-          maxAttempts,
+          attempts,
           name,
           folder
         )
       : trans._n(
           "No free name was found for '%2' in the root folder after %1 attempt; choose another name or folder, or remove some copies.",
           "No free name was found for '%2' in the root folder after %1 attempts; choose another name or folder, or remove some copies.",
-          maxAttempts,
+          attempts,
           name
         ),
-    { name, folder, attempts: maxAttempts }
+    { name, folder, attempts }
   );
 }
 

@@ -1,21 +1,30 @@
 /**
- * Concurrency: many clones of one key into one folder, a clone and a
- * publish of the same notebook at once, and two publishers racing for one
- * key under each overwrite policy. The fault proxy holds requests back so
- * that the races really overlap.
+ * Concurrency: many clones of one key into one folder, from one browser
+ * and from two, a clone and a publish of the same notebook at once, and two
+ * publishers racing for one key under each overwrite policy. The fault
+ * proxy holds requests back so that the races really overlap.
  */
-import { expect, IJupyterLabPageFixture, test } from '@jupyterlab/galata';
+import {
+  expect,
+  galata,
+  IJupyterLabPageFixture,
+  test
+} from '@jupyterlab/galata';
 import { createHash } from 'crypto';
+import * as fs from 'fs';
+import * as path from 'path';
 
 import {
   addFault,
   bookshelfSettings,
   clearFaults,
   filesOnDisk,
+  fixture,
   getObject,
   IFaultRule,
   listFolder,
   listVersions,
+  namesOnDisk,
   notebookText,
   proxyLog,
   proxyUrl,
@@ -107,6 +116,125 @@ test.describe('clones at once', () => {
       expect(md5(await readFile(page, path)), path).toBe(md5(body));
     }
     expect(filesOnDisk(/\.bookshelf-partial$/)).toEqual([]);
+  });
+});
+
+test.describe('clones at once from two browsers', () => {
+  const rounds = 5;
+  const perBrowser = 10;
+
+  test('20 clones of one key into one folder, split between two browsers, give 20 files in every round', async ({
+    page,
+    browser,
+    baseURL,
+    mockSettings,
+    waitForApplication,
+    tmpPath
+  }) => {
+    test.setTimeout(rounds * 60 * 1000);
+    // Two browser contexts share no Web Locks: they stand for two browsers
+    // (or two people) on one server.
+    const other = await galata.newPage({
+      baseURL: baseURL!,
+      browser,
+      mockSettings,
+      waitForApplication,
+      // Galata opens /lab/tree/<tmpPath>; an empty one is refused by Lab.
+      tmpPath
+    });
+    // The server extension's commit path does the naming.
+    let commits = 0;
+    for (const browserPage of [page, other.page]) {
+      browserPage.on('request', request => {
+        if (
+          request.method() === 'POST' &&
+          new URL(request.url()).pathname.endsWith('/api/bookshelf/commit')
+        ) {
+          commits++;
+        }
+      });
+    }
+    const key = `concurrency/${uid()}/shared.ipynb`;
+    const body = notebook('Shared');
+    await putObject('examples', key, body, 'application/x-ipynb+json');
+    const root = fixture().root_dir;
+    const figures: { round: number; lost: number; problems: string[] }[] = [];
+    try {
+      for (let round = 1; round <= rounds; round++) {
+        const folder = `${tmpPath}/round-${round}`;
+        await page.contents.createDirectory(folder);
+        await page.contents.uploadContent(
+          'already here',
+          'text',
+          `${folder}/shared.ipynb`
+        );
+        const request = {
+          s3_bucket: 'examples',
+          s3_key: key,
+          target_path: `${folder}/`
+        };
+        const clones = (browserPage: IJupyterLabPageFixture) =>
+          Array.from({ length: perBrowser }, () =>
+            settleBookshelf(browserPage, 'clone', request)
+          );
+        const results = await Promise.all([
+          ...clones(page),
+          ...clones(other.page)
+        ]);
+        // Read back on disk, outside both browsers.
+        // Files only: a rename also moves checkpoints (.ipynb_checkpoints).
+        const names = namesOnDisk(folder).filter(name =>
+          fs.statSync(path.join(root, folder, name)).isFile()
+        );
+        const partial = names.filter(name =>
+          name.endsWith('.bookshelf-partial')
+        );
+        const copies = names.filter(
+          name => name !== 'shared.ipynb' && !partial.includes(name)
+        );
+        const problems: string[] = [];
+        if (partial.length) {
+          problems.push(`${partial.length} temporary files left`);
+        }
+        const failed = results.filter(result => !result.ok);
+        if (failed.length) {
+          problems.push(`${failed.length} clones failed: ${failed[0].message}`);
+        }
+        const reported = new Set(results.map(result => result.value?.path));
+        if (reported.size !== results.length) {
+          problems.push(`${reported.size} distinct paths reported`);
+        }
+        const original = fs.readFileSync(
+          path.join(root, folder, 'shared.ipynb'),
+          'utf8'
+        );
+        if (original !== 'already here') {
+          problems.push('the file there was replaced');
+        }
+        for (const name of copies) {
+          const bytes = fs.readFileSync(path.join(root, folder, name));
+          if (md5(bytes) !== md5(body)) {
+            problems.push(`${name} does not hold the object's bytes`);
+          }
+        }
+        figures.push({
+          round,
+          lost: results.length - copies.length,
+          problems
+        });
+      }
+    } finally {
+      await other.page.context().close();
+    }
+    console.log(
+      `clones lost per round of ${2 * perBrowser}: ` +
+        figures.map(figure => figure.lost).join(', ')
+    );
+    expect(figures).toEqual(
+      figures.map(({ round }) => ({ round, lost: 0, problems: [] }))
+    );
+    expect(filesOnDisk(/\.bookshelf-partial$/)).toEqual([]);
+    expect(commits).toBe(rounds * 2 * perBrowser);
   });
 });
 

@@ -364,6 +364,13 @@ test.describe('clone while the Jupyter server fails', () => {
     await putObject('examples', key, body, 'application/x-ipynb+json');
   });
 
+  /** The clone request of the object into the test's folder. */
+  const into = (tmpPath: string) => ({
+    s3_bucket: 'examples',
+    s3_key: key,
+    target_path: `${tmpPath}/`
+  });
+
   test('a save answered with 500 is reported and leaves nothing', async ({
     page,
     tmpPath
@@ -382,11 +389,7 @@ test.describe('clone while the Jupyter server fails', () => {
           })
         : route.fallback()
     );
-    await cloneInDialog(page, {
-      s3_bucket: 'examples',
-      s3_key: key,
-      target_path: `${tmpPath}/`
-    });
+    await cloneInDialog(page, into(tmpPath));
     await expect(
       toast(page, 'The Jupyter server could not save the file')
     ).toBeVisible({ timeout: 30000 });
@@ -415,21 +418,66 @@ test.describe('clone while the Jupyter server fails', () => {
         body: JSON.stringify({ message: 'Lost answer (injected)' })
       });
     });
-    const error = await bookshelfError(page, 'clone', {
-      s3_bucket: 'examples',
-      s3_key: key,
-      target_path: `${tmpPath}/`
-    });
+    const error = await bookshelfError(page, 'clone', into(tmpPath));
     await page.unroute('**/api/contents/**');
     expect(error.code).toBe('SaveFailed');
     expect(await listFolder(page, tmpPath)).toEqual([]);
     await noPartialFiles();
   });
 
-  test('a rename answered with 500 leaves no temporary file', async ({
+  test('a commit answered with 500 leaves no temporary file', async ({
     page,
     tmpPath
   }) => {
+    await page.route('**/api/bookshelf/commit*', route =>
+      route.fulfill({
+        status: 500,
+        contentType: 'application/json',
+        body: JSON.stringify({
+          code: 'SaveFailed',
+          message: 'Commit failed (injected)'
+        })
+      })
+    );
+    const error = await bookshelfError(page, 'clone', into(tmpPath));
+    await page.unroute('**/api/bookshelf/commit*');
+    expect(error.code).toBe('SaveFailed');
+    expect(error.message).toContain('Commit failed (injected)');
+    expect(await listFolder(page, tmpPath)).toEqual([]);
+    await noPartialFiles();
+  });
+
+  test('a commit the server did but whose answer was lost gives one file', async ({
+    page,
+    tmpPath
+  }) => {
+    let lost = 0;
+    await page.route('**/api/bookshelf/commit*', async route => {
+      const response = await route.fetch();
+      if (lost++ > 0) {
+        return route.fulfill({ response });
+      }
+      // Committed; a proxy between browser and server loses the answer.
+      expect(response.status()).toBe(201);
+      return route.fulfill({ status: 502, body: 'Bad Gateway (injected)' });
+    });
+    const model = await callBookshelf<any>(page, 'clone', into(tmpPath));
+    await page.unroute('**/api/bookshelf/commit*');
+    expect(lost).toBe(2);
+    expect(model.path).toBe(`${tmpPath}/saved.ipynb`);
+    expect(await listFolder(page, tmpPath)).toEqual(['saved.ipynb']);
+    expect(await readFile(page, model.path)).toBe(body);
+    await noPartialFiles();
+  });
+
+  test('without the commit path, a rename answered with 500 leaves no temporary file', async ({
+    page,
+    tmpPath
+  }) => {
+    // As a server without the server extension answers.
+    await page.route('**/api/bookshelf/commit*', route =>
+      route.fulfill({ status: 404, body: '<html>404: Not Found</html>' })
+    );
     await page.route('**/api/contents/**', route =>
       route.request().method() === 'PATCH'
         ? route.fulfill({
@@ -439,15 +487,18 @@ test.describe('clone while the Jupyter server fails', () => {
           })
         : route.fallback()
     );
-    const error = await bookshelfError(page, 'clone', {
-      s3_bucket: 'examples',
-      s3_key: key,
-      target_path: `${tmpPath}/`
-    });
+    const error = await bookshelfError(page, 'clone', into(tmpPath));
     await page.unroute('**/api/contents/**');
     expect(error.code).toBe('SaveFailed');
     expect(error.message).toContain('Rename failed (injected)');
     expect(await listFolder(page, tmpPath)).toEqual([]);
+    await noPartialFiles();
+
+    // And the rename itself works.
+    const model = await callBookshelf<any>(page, 'clone', into(tmpPath));
+    await page.unroute('**/api/bookshelf/commit*');
+    expect(model.path).toBe(`${tmpPath}/saved.ipynb`);
+    expect(await readFile(page, model.path)).toBe(body);
     await noPartialFiles();
   });
 
@@ -461,19 +512,11 @@ test.describe('clone while the Jupyter server fails', () => {
       }
       return route.fallback();
     });
-    const model = await callBookshelf<any>(page, 'clone', {
-      s3_bucket: 'examples',
-      s3_key: key,
-      target_path: `${tmpPath}/`
-    });
+    const model = await callBookshelf<any>(page, 'clone', into(tmpPath));
     expect(await readFile(page, model.path)).toBe(body);
 
     // Again, and cancel while the server is still saving.
-    await cloneInDialog(page, {
-      s3_bucket: 'examples',
-      s3_key: key,
-      target_path: `${tmpPath}/`
-    });
+    await cloneInDialog(page, into(tmpPath));
     const progress = toast(page, `Cloning s3://examples/${key}`);
     await progress.getByRole('button', { name: 'Cancel' }).click();
     await expect(toast(page, 'The clone was cancelled')).toBeVisible({

@@ -12,10 +12,16 @@
  * - `get` answers 404 for a missing path; types follow the server
  *   (directory, notebook for `.ipynb`, else file).
  *
+ * - `FakeCommitter` is the server extension's commit path on it: it checks
+ *   and moves in one step and answers a second commit of one temporary
+ *   file with the file it made.
+ *
  * Errors are real `ServerConnection.ResponseError`s.
  */
 
 import { Contents, ServerConnection } from '@jupyterlab/services';
+import type { ICommitter } from '../../clone/committer';
+import { candidateNames, joinPath } from '../../clone/naming';
 
 type SaveOptions = Partial<Contents.IModel>;
 
@@ -241,6 +247,40 @@ export class FakeContentsManager {
     return this._model(newPath, false);
   }
 
+  /**
+   * The commit path's work: move `temporaryPath` to the first free name of
+   * `name` in `folder` in one step (nothing else runs in between).
+   */
+  commitNow(
+    temporaryPath: string,
+    folder: string,
+    name: string,
+    maxAttempts = 10000
+  ): Contents.IModel {
+    const entry = this._entries.get(temporaryPath);
+    if (!entry) {
+      const committed = this._committed.get(temporaryPath);
+      if (committed && this._entries.has(committed)) {
+        return this._model(committed, false);
+      }
+      throw responseError(404, 'path: the temporary file does not exist.');
+    }
+    let attempts = 0;
+    for (const candidate of candidateNames(name)) {
+      if (attempts++ >= maxAttempts) {
+        break;
+      }
+      const path = joinPath(folder, candidate);
+      if (!this._entries.has(path)) {
+        this._entries.delete(temporaryPath);
+        this._entries.set(path, entry);
+        this._committed.set(temporaryPath, path);
+        return this._model(path, false);
+      }
+    }
+    throw responseError(409, 'No free name was found.');
+  }
+
   async delete(path: string): Promise<void> {
     this.calls.push({ method: 'delete', path });
     await this._wait();
@@ -343,6 +383,59 @@ export class FakeContentsManager {
   }
 
   private _entries = new Map<string, IEntry>();
+  private _committed = new Map<string, string>();
+}
+
+/**
+ * Options of `FakeCommitter`.
+ */
+export interface IFakeCommitterOptions {
+  /** Answer as a server without the commit path does (null). */
+  absent?: boolean;
+  /** Lose the answers of this many commits, after they happened. */
+  loseAnswers?: number;
+  /** Called after the latency and before the commit acts; may throw. */
+  beforeCommit?: (temporaryPath: string) => void | Promise<void>;
+  /** Names to try, like the server's limit. */
+  maxAttempts?: number;
+}
+
+/**
+ * The server extension's commit path on a fake contents manager.
+ */
+export class FakeCommitter implements ICommitter {
+  constructor(
+    private readonly _contents: FakeContentsManager,
+    readonly options: IFakeCommitterOptions = {}
+  ) {}
+
+  /** Every call, in order. */
+  readonly calls: { temporaryPath: string; folder: string; name: string }[] =
+    [];
+
+  async commit(
+    temporaryPath: string,
+    folder: string,
+    name: string
+  ): Promise<Contents.IModel | null> {
+    this.calls.push({ temporaryPath, folder, name });
+    await delay(this._contents.options.latency ?? 0);
+    if (this.options.absent) {
+      return null;
+    }
+    await this.options.beforeCommit?.(temporaryPath);
+    const model = this._contents.commitNow(
+      temporaryPath,
+      folder,
+      name,
+      this.options.maxAttempts
+    );
+    if ((this.options.loseAnswers ?? 0) > 0) {
+      this.options.loseAnswers!--;
+      throw new ServerConnection.NetworkError(new TypeError('Failed to fetch'));
+    }
+    return model;
+  }
 }
 
 function parentOf(path: string): string {

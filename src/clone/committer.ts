@@ -1,0 +1,102 @@
+/**
+ * The server extension's commit path: the one place where a new file gets
+ * its name atomically, for every writer of the server (other browsers,
+ * other users, plain saves). Without it, the writer falls back on a rename
+ * serialized by the browser's own locks.
+ */
+
+import { URLExt } from '@jupyterlab/coreutils';
+import { Contents, ServerConnection } from '@jupyterlab/services';
+import { joinPath } from './naming';
+
+/**
+ * Moves a temporary file to the first free name of the wanted one.
+ */
+export interface ICommitter {
+  /**
+   * Move `temporaryPath` to `name` in `folder`, or the first free increment
+   * of it, atomically. Resolves to the new file's model (without content),
+   * or null when the server has no commit path (no server extension, or an
+   * older one). Rejects with the server's refusal as a
+   * `ServerConnection.ResponseError` (409: no free name, 404: the temporary
+   * file is missing, 400: refused), or with a network error when no answer
+   * came (the commit may have happened: asking again gives its answer).
+   */
+  commit(
+    temporaryPath: string,
+    folder: string,
+    name: string
+  ): Promise<Contents.IModel | null>;
+}
+
+/**
+ * The statuses with which a server without the commit path answers: a
+ * Jupyter server without the extension (404), a static host such as
+ * JupyterLite's (404, 405, or 501 for an unknown method; 200 from a host
+ * that answers every path with its start page).
+ */
+const NO_COMMIT_PATH = [200, 404, 405, 501];
+
+/**
+ * `POST {baseUrl}api/bookshelf/commit`.
+ *
+ * The path is tried rather than announced in `GET /api/bookshelf`: an
+ * older server extension, or none, answers the POST itself with a 404 that
+ * carries no Bookshelf error code, so no extra request is needed and no
+ * announcement can be stale.
+ */
+export class ServerCommitter implements ICommitter {
+  constructor(private readonly _settings: ServerConnection.ISettings) {}
+
+  async commit(
+    temporaryPath: string,
+    folder: string,
+    name: string
+  ): Promise<Contents.IModel | null> {
+    if (folder.split('/')[0].includes(':')) {
+      // Another drive of the contents manager (as Lab reads a path's
+      // first part): not files of this server.
+      return null;
+    }
+    const url = URLExt.join(
+      this._settings.baseUrl,
+      'api',
+      'bookshelf',
+      'commit'
+    );
+    const response = await ServerConnection.makeRequest(
+      url,
+      {
+        method: 'POST',
+        body: JSON.stringify({
+          path: temporaryPath,
+          target: joinPath(folder, name)
+        })
+      },
+      this._settings
+    );
+    const body = await response.json().catch(() => null);
+    if (response.status === 201) {
+      if (isModel(body)) {
+        return body;
+      }
+      // Committed, but the answer did not arrive whole: lost, as a body
+      // cut off in the browser ('network error'); the writer asks again.
+      throw new ServerConnection.NetworkError(new TypeError('network error'));
+    }
+    // The commit path's own errors carry a code; anything else is not it.
+    const fromCommitPath = typeof body?.code === 'string';
+    if (!fromCommitPath && NO_COMMIT_PATH.includes(response.status)) {
+      return null;
+    }
+    throw new ServerConnection.ResponseError(
+      response,
+      typeof body?.message === 'string' ? body.message : undefined
+    );
+  }
+}
+
+function isModel(body: unknown): body is Contents.IModel {
+  const model = body as Partial<Contents.IModel> | null;
+  return typeof model?.path === 'string' && typeof model.name === 'string';
+}
