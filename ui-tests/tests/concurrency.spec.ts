@@ -18,6 +18,8 @@ import {
   addFault,
   bookshelfSettings,
   clearFaults,
+  expectFaultsApplied,
+  faultRules,
   filesOnDisk,
   fixture,
   getObject,
@@ -67,7 +69,12 @@ function together(
 test.use({ mockSettings: bookshelfSettings({ endpointUrl: proxyUrl() }) });
 
 test.afterEach(async () => {
-  await clearFaults();
+  try {
+    // The races are real only when the proxy held their requests back.
+    await expectFaultsApplied();
+  } finally {
+    await clearFaults();
+  }
 });
 
 test.describe('clones at once', () => {
@@ -371,6 +378,10 @@ for (const [policy, newKey, expected] of [
         expect(results[0].message).toContain("overwrite policy is 'never'");
         expect(md5(stored!.body)).toBe(md5(existing!));
         expect(added).toBe(0);
+        // Refused before uploading: no PUT ever reached the S3 service.
+        const puts = (await faultRules()).filter(rule => rule.method === 'PUT');
+        expect(puts.map(rule => rule.seen)).toEqual([0]);
+        await clearFaults();
         return;
       }
       if (expected === 'one wins') {
