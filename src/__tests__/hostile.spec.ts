@@ -19,7 +19,7 @@ import { DEFAULT_SETTINGS } from '../settings';
 import { formProblems, ICloneFormValues } from '../widgets/CloneDialog';
 import { bytesEqual, notebookText, randomBytes, utf8 } from './fakes/bytes';
 import { FakeContentsManager } from './fakes/contents';
-import { etagOf, FakeObjectStore } from './fakes/store';
+import { conditionsHonoured, etagOf, FakeObjectStore } from './fakes/store';
 
 const trans = nullTranslator.load('jupyterlab_bookshelf');
 
@@ -790,7 +790,11 @@ describe('hostile publish destinations', () => {
     return {
       store,
       result: publishNotebook(
-        { store, contents: new FakeContentsManager() },
+        {
+          store,
+          contents: new FakeContentsManager(),
+          conditionalWrites: conditionsHonoured
+        },
         path as string,
         {
           settings,
@@ -900,7 +904,11 @@ describe('a publish whose answer was lost', () => {
     });
     store.addBucket('published', 'Enabled');
     const result = await publishNotebook(
-      { store, contents: new FakeContentsManager() },
+      {
+        store,
+        contents: new FakeContentsManager(),
+        conditionalWrites: conditionsHonoured
+      },
       'a.ipynb',
       { settings, serverOrigin: 'https://h', baseUrl: '/', body }
     );
@@ -919,7 +927,11 @@ describe('a publish whose answer was lost', () => {
     store.addBucket('published', 'Enabled');
     const error = await rejection(
       publishNotebook(
-        { store, contents: new FakeContentsManager() },
+        {
+          store,
+          contents: new FakeContentsManager(),
+          conditionalWrites: conditionsHonoured
+        },
         'a.ipynb',
         { settings, serverOrigin: 'https://h', baseUrl: '/', body }
       )
