@@ -37,7 +37,9 @@ v4.getStringToSign = (canonicalRequest, request) => {
   const raw = canonicalRequest.headers[RAW_PATH];
   const uri = canonicalRequest.uri;
   const fixed =
-    /^\/[^/]+$/.test(uri) && raw === `${uri}/` ? { ...canonicalRequest, uri: raw } : canonicalRequest;
+    /^\/[^/]+$/.test(uri) && raw === `${uri}/`
+      ? { ...canonicalRequest, uri: raw }
+      : canonicalRequest;
   return getStringToSign(fixed, request);
 };
 function keepRawPath(server) {

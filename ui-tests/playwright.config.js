@@ -17,9 +17,7 @@ const notebookPort = Number(
 );
 process.env.BOOKSHELF_TEST_NOTEBOOK_PORT = String(notebookPort);
 // The signature-verifying s3rver (ignores conditional writes) beside moto.
-const s3rverPort = Number(
-  process.env.BOOKSHELF_TEST_S3RVER_PORT || s3Port + 5
-);
+const s3rverPort = Number(process.env.BOOKSHELF_TEST_S3RVER_PORT || s3Port + 5);
 process.env.BOOKSHELF_TEST_S3RVER_PORT = String(s3rverPort);
 // The servers' state folder; tests read fixture.json from it.
 const runDir = path.resolve(

@@ -165,9 +165,7 @@ test.describe('s3rver with the right keys', () => {
       model.path
     );
     expect(published.s3_path).toBe(`s3://published/${model.path}`);
-    expect(await readObject('published', model.path)).toBe(
-      onDisk(model.path)
-    );
+    expect(await readObject('published', model.path)).toBe(onDisk(model.path));
   });
 });
 
