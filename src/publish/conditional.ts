@@ -144,6 +144,10 @@ async function removeProbe(
   }
 }
 
+function memoryId(endpoint: string, bucket: string): string {
+  return `${endpoint}\n${bucket}`;
+}
+
 /**
  * The probe's answers for this page's session, per endpoint and bucket.
  * A probe that failed is not remembered: the next publish asks again.
@@ -158,7 +162,7 @@ export class ConditionalWritesMemory {
     bucket: string,
     probe: () => Promise<IConditionalWrites>
   ): Promise<IConditionalWrites> {
-    const id = `${endpoint}\n${bucket}`;
+    const id = memoryId(endpoint, bucket);
     let answer = this._answers.get(id);
     if (!answer) {
       answer = probe();
@@ -177,7 +181,7 @@ export class ConditionalWritesMemory {
    * when none was asked for yet (or the last one failed).
    */
   known(endpoint: string, bucket: string): Promise<IConditionalWrites> | null {
-    return this._answers.get(`${endpoint}\n${bucket}`) ?? null;
+    return this._answers.get(memoryId(endpoint, bucket)) ?? null;
   }
 
   private _answers = new Map<string, Promise<IConditionalWrites>>();

@@ -217,6 +217,62 @@ for (const [what, keys] of [
   });
 }
 
+test.describe('s3rver in session mode', () => {
+  useS3rver({}, () => ({ mode: 'session' }));
+
+  /** Start a publish in the page; it waits for the credentials dialog. */
+  async function startPublish(page: IJupyterLabPageFixture, notebook: string) {
+    await page.evaluate(p => {
+      const app = (window as any).jupyterapp;
+      const services: Map<any, string> = app.pluginRegistry._services;
+      const token = [...services.keys()].find(
+        key => key.name === 'jupyterlab-bookshelf:IBookshelf'
+      );
+      (window as any).bookshelfPublish = app
+        .resolveRequiredService(token)
+        .then((bookshelf: any) => bookshelf.publish(p))
+        .then(
+          () => 'published',
+          (error: any) => error.code
+        );
+    }, notebook);
+  }
+
+  async function enterKeys(
+    page: IJupyterLabPageFixture,
+    secretAccessKey: string
+  ): Promise<void> {
+    const dialog = page.locator('.jp-Dialog', { hasText: 'S3 Credentials' });
+    const accessKeyId = dialog.locator('input[name="accessKeyId"]');
+    await expect(accessKeyId).toBeFocused();
+    await accessKeyId.fill(server().access_key_id);
+    await dialog.locator('input[name="secretAccessKey"]').fill(secretAccessKey);
+    await dialog.getByRole('button', { name: 'Use for This Tab' }).click();
+    await expect(dialog).toHaveCount(0);
+  }
+
+  test('refused keys are forgotten, so the next publish asks again', async ({
+    page,
+    tmpPath
+  }) => {
+    const notebook = `${tmpPath}/session.ipynb`;
+    await addNotebook(page, notebook);
+    await startPublish(page, notebook);
+    await enterKeys(page, 'session-secret-NotS3rvers');
+    expect(await page.evaluate(() => (window as any).bookshelfPublish)).toBe(
+      'InvalidCredentials'
+    );
+    expect(await readObject('published', notebook)).toBeNull();
+
+    await startPublish(page, notebook);
+    await enterKeys(page, server().secret_access_key);
+    expect(await page.evaluate(() => (window as any).bookshelfPublish)).toBe(
+      'published'
+    );
+    expect(await readObject('published', notebook)).toBe(onDisk(notebook));
+  });
+});
+
 test.describe("s3rver and the overwrite policy 'never'", () => {
   useS3rver({ overwritePolicy: 'never' });
 
