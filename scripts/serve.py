@@ -25,6 +25,7 @@ sys.path.insert(0, str(HERE))
 from fault_proxy import start_fault_proxy  # noqa: E402
 from processes import stop_process  # noqa: E402
 from s3_fixture import DEMO_ACCESS_KEY, DEMO_SECRET_KEY, start_s3_server  # noqa: E402
+from s3rver_fixture import start_s3rver  # noqa: E402
 
 
 def overrides(s3_port: int, allowed_buckets: list[str]) -> dict:
@@ -75,6 +76,12 @@ def main() -> int:
         help="test mode: also start Jupyter Notebook 7 (default URL /tree) on this port, "
         "with the same files, settings and S3 server",
     )
+    parser.add_argument(
+        "--s3rver-port",
+        type=int,
+        default=int(os.environ.get("BOOKSHELF_TEST_S3RVER_PORT", "0")) or None,
+        help="test mode: port of the signature-verifying s3rver (default: S3 port + 5)",
+    )
     parser.add_argument("--run-dir", default=None, help="state folder (default .run/<mode>)")
     args = parser.parse_args()
 
@@ -111,11 +118,25 @@ def main() -> int:
         except BaseException:
             fixture.stop()
             raise
+    # The signature-verifying S3 server that ignores conditional writes
+    # (scripts/s3rver_fixture.py).
+    s3rver = None
+    if test:
+        try:
+            s3rver = start_s3rver(
+                args.s3rver_port or args.s3_port + 5, origins, log_path=str(run_dir / "s3rver.log")
+            )
+        except BaseException:
+            if proxy:
+                proxy.stop()
+            fixture.stop()
+            raise
     (run_dir / "fixture.json").write_text(
         json.dumps(
             {
                 "endpoint_url": fixture.endpoint_url,
                 "proxy_url": proxy.url if proxy else None,
+                "s3rver": s3rver.info() if s3rver else None,
                 "version_ids": fixture.version_ids,
                 "root_dir": str(root_dir),
                 "lab_port": args.lab_port,
@@ -226,6 +247,8 @@ def main() -> int:
             notebook_log.close()
         if proxy:
             proxy.stop()
+        if s3rver:
+            s3rver.stop()
         fixture.stop()
         if log:
             log.close()

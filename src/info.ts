@@ -1,12 +1,15 @@
 /**
  * The live checks of the info panel: whether the configuration works, each
- * check with what was checked, pass or fail, and the fix. Nothing is written
- * anywhere: what only an upload could prove is said to be unproven. No UI
+ * check with what was checked, pass or fail, and the fix. Nothing stays
+ * written: what only an upload could prove is said to be unproven, except
+ * whether conditional writes are honoured, whose probe a conforming server
+ * refuses (and whose object is deleted again where it is stored). No UI
  * here; loaded on first use by the model.
  */
 import type { TranslationBundle } from '@jupyterlab/translation';
 
 import { BookshelfError } from './errors';
+import type { IConditionalWrites } from './publish/conditional';
 import { corsRule, describeError } from './messages';
 import { checkCorsRules, ICorsVerdict } from './s3/cors';
 import type { ICredentials } from './s3/credentials';
@@ -36,6 +39,15 @@ export interface ILiveChecksHost {
     settings: IBookshelfSettings
   ): Promise<BookshelfError>;
   serviceUrl(settings: IBookshelfSettings): string;
+  conditionalWrites(
+    bucket: string,
+    store: IObjectStore,
+    settings: IBookshelfSettings
+  ): Promise<IConditionalWrites>;
+  knownConditionalWrites(
+    bucket: string,
+    settings: IBookshelfSettings
+  ): Promise<IConditionalWrites> | null;
   shimInfo(): Promise<IBookshelfInfo>;
   readonly version: string;
 }
@@ -291,12 +303,14 @@ export class LiveChecks {
     const labels = {
       cors: trans.__('CORS allows this origin'),
       bucket: trans.__('Publish bucket'),
-      versioning: trans.__('Versioning')
+      versioning: trans.__('Versioning'),
+      conditional: trans.__('Conditional writes')
     };
     const skipAll = (why: string, bucketCheck?: IInfoCheck) => [
       this._check('cors', labels.cors, 'skip', why),
       bucketCheck ?? this._check('publish-bucket', labels.bucket, 'skip', why),
-      this._check('versioning', labels.versioning, 'skip', why)
+      this._check('versioning', labels.versioning, 'skip', why),
+      this._check('conditional-writes', labels.conditional, 'skip', why)
     ];
     if (!bucket) {
       return skipAll(
@@ -369,6 +383,12 @@ export class LiveChecks {
             labels.versioning,
             'skip',
             trans.__('Not checked: the bucket cannot be read from this page.')
+          ),
+          this._check(
+            'conditional-writes',
+            labels.conditional,
+            'skip',
+            trans.__('Not checked: the bucket cannot be read from this page.')
           )
         ];
       }
@@ -397,6 +417,12 @@ export class LiveChecks {
           labels.versioning,
           'skip',
           trans.__('Not checked: the bucket could not be used.')
+        ),
+        this._check(
+          'conditional-writes',
+          labels.conditional,
+          'skip',
+          trans.__('Not checked: the bucket could not be used.')
         )
       ];
     }
@@ -406,8 +432,103 @@ export class LiveChecks {
     return [
       this._corsCheck(cors, path, labels.cors),
       this._bucketCheck(cors, policy, path, labels.bucket),
-      await this._versioningCheck(store, bucket, labels.versioning)
+      await this._versioningCheck(store, bucket, labels.versioning),
+      await this._conditionalCheck(store, bucket, labels.conditional)
     ];
+  }
+
+  /**
+   * Whether the service honours If-None-Match and If-Match on uploads, which
+   * the policies 'never' and 'confirm' rely on. Probed (see
+   * `probeConditionalWrites`: nothing stays written) unless the policy is
+   * 'always', which relies on neither; the answer is remembered for the
+   * session and shared with publishing.
+   */
+  private async _conditionalCheck(
+    store: IObjectStore,
+    bucket: string,
+    label: string
+  ): Promise<IInfoCheck> {
+    const trans = this._trans;
+    const settings = this._settings;
+    const policy = settings.overwritePolicy;
+    const where = `s3://${bucket}/${settings.publishPrefix}`;
+    const known = this._host.knownConditionalWrites(bucket, settings);
+    if (policy === 'always' && !known) {
+      return this._check(
+        'conditional-writes',
+        label,
+        'skip',
+        trans.__(
+          "Not checked: the overwrite policy 'always' replaces published objects without conditions, so it does not rely on them."
+        )
+      );
+    }
+    let answer: IConditionalWrites;
+    try {
+      answer = await (known ??
+        this._host.conditionalWrites(bucket, store, settings));
+    } catch (error) {
+      const failure = await this._host.explain(error, { bucket }, settings);
+      const description = describeError(failure, trans, this._options.origin);
+      return this._check(
+        'conditional-writes',
+        label,
+        'fail',
+        trans.__(
+          'Could not be checked: an upload with an If-Match condition to a new key below %1 failed: %2',
+          where,
+          description.message
+        ),
+        description.fix
+      );
+    }
+    if (answer.ifMatch && answer.ifNoneMatch) {
+      return this._check(
+        'conditional-writes',
+        label,
+        'pass',
+        trans.__(
+          "An upload to a new key below %1 with an If-Match condition that no object can meet was refused, so the S3 service honours conditional writes: the overwrite policy 'never' and the confirmed replace of 'confirm' keep their promise. Nothing was written.",
+          where
+        )
+      );
+    }
+    const found = [
+      trans.__(
+        'An upload to a new key below %1 with an If-Match condition that no object can meet was stored, so the S3 service ignores If-Match.',
+        where
+      ),
+      answer.ifNoneMatch
+        ? trans.__(
+            'It refused an upload with If-None-Match: * onto that object, so it honours If-None-Match.'
+          )
+        : trans.__(
+            'It also stored an upload with If-None-Match: * onto that object, so it ignores If-None-Match.'
+          ),
+      answer.leftover
+        ? trans.__(
+            'The check could not delete its object %1: delete it.',
+            answer.leftover
+          )
+        : trans.__('The check deleted what it wrote.'),
+      answer.ifNoneMatch
+        ? trans.__(
+            "Bookshelf refuses what it cannot protect here: the confirmed replace of the overwrite policy 'confirm'."
+          )
+        : trans.__(
+            "Bookshelf refuses what it cannot protect here: the overwrite policy 'never' and the confirmed replace of 'confirm'."
+          )
+    ];
+    return this._check(
+      'conditional-writes',
+      label,
+      'fail',
+      found.join(' '),
+      trans.__(
+        "Set overwritePolicy to 'always' in the Bookshelf settings, knowing that a publish then replaces whatever is published at its path, or use an S3 service that supports conditional writes."
+      )
+    );
   }
 
   private async _readCors(

@@ -562,6 +562,16 @@ function describeNotConfigured(
   const detail = error.detail;
   const title = trans.__('Bookshelf is not set up');
   switch (detail.reason) {
+    case 'conditional-writes':
+      // The message (translated by the publish logic) names the condition
+      // the server ignores.
+      return {
+        title: trans.__('Publishing cannot be protected'),
+        message: error.message,
+        fix: trans.__(
+          "Set overwritePolicy to 'always' in the Bookshelf settings, knowing that a publish then replaces whatever is published at its path, or use an S3 service that supports conditional writes (If-None-Match, If-Match)."
+        )
+      };
     case 'session-empty':
       return {
         title: trans.__('No credentials'),

@@ -12,6 +12,11 @@ import { ByteCollector } from './bytes';
 import type { ICloneDependencies } from './clone/clone';
 import { TRANSLATION_DOMAIN } from './commands';
 import { BookshelfError } from './errors';
+import {
+  ConditionalWritesMemory,
+  type IConditionalWrites,
+  probeConditionalWrites
+} from './publish/conditional';
 import { requestAPI } from './request';
 import type { IObjectStoreConfig } from './s3/client';
 import { CredentialsProvider, ICredentialsRequest } from './s3/credentials';
@@ -182,14 +187,7 @@ export class BookshelfModel implements IBookshelf {
     options: ICloneOptions & { defaultFolder?: string } = {}
   ): Promise<Contents.IModel> {
     options = options ?? {};
-    const problems = checkSettings(this._settings, false, this._trans);
-    if (problems.length) {
-      throw new BookshelfError(
-        'NotConfigured',
-        problems.map(problem => problem.message).join(' '),
-        { reason: 'settings' }
-      );
-    }
+    this._refuseInvalidSettings();
     // The clone code loads on first use, not at start-up, alongside the
     // S3 SDK rather than after it.
     const cloneCode = import('./clone/clone');
@@ -224,10 +222,53 @@ export class BookshelfModel implements IBookshelf {
     }
   }
 
+  /**
+   * Refuse to go on with settings that GET /api/bookshelf and the info
+   * panel call invalid (e.g. an endpoint URL holding a password): clone
+   * and publish alike.
+   */
+  private _refuseInvalidSettings(): void {
+    const problems = checkSettings(this._settings, false, this._trans);
+    if (problems.length) {
+      throw new BookshelfError(
+        'NotConfigured',
+        problems.map(problem => problem.message).join(' '),
+        { reason: 'settings' }
+      );
+    }
+  }
+
+  /**
+   * Whether the S3 service honours conditional writes in `bucket`, probed
+   * once per endpoint and bucket for this page's session (see
+   * `probeConditionalWrites`). The probe writes below the publish prefix.
+   */
+  async conditionalWrites(
+    bucket: string,
+    store: IObjectStore,
+    settings: IBookshelfSettings = this._settings
+  ): Promise<IConditionalWrites> {
+    return this._conditionalWrites.get(this.serviceUrl(settings), bucket, () =>
+      probeConditionalWrites(store, bucket, settings.publishPrefix)
+    );
+  }
+
+  /**
+   * The remembered answer for `bucket`, without probing; null when it was
+   * not probed yet in this session.
+   */
+  knownConditionalWrites(
+    bucket: string,
+    settings: IBookshelfSettings = this._settings
+  ): Promise<IConditionalWrites> | null {
+    return this._conditionalWrites.known(this.serviceUrl(settings), bucket);
+  }
+
   async publishTarget(
     path: string,
     destination?: string
   ): Promise<IPublishTargetInfo> {
+    this._refuseInvalidSettings();
     // The publish code and the S3 SDK load side by side on first use.
     const store = this.objectStore();
     store.catch(() => undefined); // awaited below
@@ -250,6 +291,7 @@ export class BookshelfModel implements IBookshelf {
     options: IPublishOptions = {}
   ): Promise<IPublishResult> {
     options = options ?? {};
+    this._refuseInvalidSettings();
     // The publish code loads on first use, not at start-up, alongside the
     // S3 SDK rather than before it.
     const store = this.objectStore();
@@ -261,11 +303,14 @@ export class BookshelfModel implements IBookshelf {
       window.location.href
     );
     try {
+      const s3 = await store;
       return await publishNotebook(
         {
-          store: await store,
+          store: s3,
           contents: this._options.contents,
-          readBytes: (path, onChunk) => this._readSavedBytes(path, onChunk)
+          readBytes: (path, onChunk) => this._readSavedBytes(path, onChunk),
+          conditionalWrites: bucket =>
+            this.conditionalWrites(bucket, s3, settings)
         },
         path,
         {
@@ -356,4 +401,5 @@ export class BookshelfModel implements IBookshelf {
   private _trans: TranslationBundle;
   private _settings: IBookshelfSettings = DEFAULT_SETTINGS;
   private _settingsChanged = new Signal<IBookshelf, IBookshelfSettings>(this);
+  private _conditionalWrites = new ConditionalWritesMemory();
 }

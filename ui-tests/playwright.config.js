@@ -16,6 +16,9 @@ const notebookPort = Number(
   process.env.BOOKSHELF_TEST_NOTEBOOK_PORT || labPort + 1
 );
 process.env.BOOKSHELF_TEST_NOTEBOOK_PORT = String(notebookPort);
+// The signature-verifying s3rver (ignores conditional writes) beside moto.
+const s3rverPort = Number(process.env.BOOKSHELF_TEST_S3RVER_PORT || s3Port + 5);
+process.env.BOOKSHELF_TEST_S3RVER_PORT = String(s3rverPort);
 // The servers' state folder; tests read fixture.json from it.
 const runDir = path.resolve(
   process.env.BOOKSHELF_TEST_RUN_DIR ||
@@ -62,7 +65,7 @@ module.exports = {
     }
   },
   webServer: {
-    command: `python ../scripts/serve.py --mode test --s3-port ${s3Port} --lab-port ${labPort} --proxy-port ${proxyPort} --notebook-port ${notebookPort} --run-dir "${runDir}"`,
+    command: `python ../scripts/serve.py --mode test --s3-port ${s3Port} --lab-port ${labPort} --proxy-port ${proxyPort} --notebook-port ${notebookPort} --s3rver-port ${s3rverPort} --run-dir "${runDir}"`,
     url: `http://127.0.0.1:${labPort}/lab`,
     timeout: 120 * 1000,
     reuseExistingServer: false,

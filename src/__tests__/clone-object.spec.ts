@@ -359,6 +359,8 @@ describe('cloneObject', () => {
         store.getObject(bucket, key, { ...getOptions, maxBytes: undefined }),
       putObject: (bucket, key, body, putOptions) =>
         store.putObject(bucket, key, body, putOptions),
+      deleteObject: (bucket, key, versionId) =>
+        store.deleteObject(bucket, key, versionId),
       getBucketVersioning: bucket => store.getBucketVersioning(bucket),
       headBucket: bucket => store.headBucket(bucket),
       getBucketCors: bucket => store.getBucketCors(bucket),

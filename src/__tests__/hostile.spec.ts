@@ -19,7 +19,7 @@ import { DEFAULT_SETTINGS } from '../settings';
 import { formProblems, ICloneFormValues } from '../widgets/CloneDialog';
 import { bytesEqual, notebookText, randomBytes, utf8 } from './fakes/bytes';
 import { FakeContentsManager } from './fakes/contents';
-import { etagOf, FakeObjectStore } from './fakes/store';
+import { conditionsHonoured, etagOf, FakeObjectStore } from './fakes/store';
 import { rejection } from './fakes/rejection';
 
 const trans = nullTranslator.load('jupyterlab_bookshelf');
@@ -782,7 +782,11 @@ describe('hostile publish destinations', () => {
     return {
       store,
       result: publishNotebook(
-        { store, contents: new FakeContentsManager() },
+        {
+          store,
+          contents: new FakeContentsManager(),
+          conditionalWrites: conditionsHonoured
+        },
         path as string,
         {
           settings,
@@ -892,7 +896,11 @@ describe('a publish whose answer was lost', () => {
     });
     store.addBucket('published', 'Enabled');
     const result = await publishNotebook(
-      { store, contents: new FakeContentsManager() },
+      {
+        store,
+        contents: new FakeContentsManager(),
+        conditionalWrites: conditionsHonoured
+      },
       'a.ipynb',
       { settings, serverOrigin: 'https://h', baseUrl: '/', body }
     );
@@ -911,7 +919,11 @@ describe('a publish whose answer was lost', () => {
     store.addBucket('published', 'Enabled');
     const error = await rejection(
       publishNotebook(
-        { store, contents: new FakeContentsManager() },
+        {
+          store,
+          contents: new FakeContentsManager(),
+          conditionalWrites: conditionsHonoured
+        },
         'a.ipynb',
         { settings, serverOrigin: 'https://h', baseUrl: '/', body }
       )

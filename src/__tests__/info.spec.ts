@@ -46,13 +46,18 @@ interface ISetup {
   reachable?: boolean;
   store?: (store: FakeObjectStore) => void;
   failure?: (method: string, bucket: string) => unknown;
+  /** The store ignores If-None-Match and If-Match, as s3rver does. */
+  ignoreConditions?: boolean;
   prompt?: () => Promise<ICredentials | null>;
   credentialsFetch?: (url: string) => Promise<Response>;
 }
 
 function setUp(setup: ISetup = {}) {
   const requests: string[] = [];
-  const store = new FakeObjectStore({ failure: setup.failure });
+  const store = new FakeObjectStore({
+    failure: setup.failure,
+    ignoreConditions: setup.ignoreConditions
+  });
   store.addBucket('published', 'Enabled');
   store.setCors('published', GOOD_RULES);
   setup.store?.(store);
@@ -151,9 +156,10 @@ describe('IBookshelf.info', () => {
       'service',
       'cors',
       'publish-bucket',
-      'versioning'
+      'versioning',
+      'conditional-writes'
     ]);
-    expect(Object.values(states(result))).toEqual(Array(7).fill('pass'));
+    expect(Object.values(states(result))).toEqual(Array(8).fill('pass'));
     expect(result.cors.message).toContain(
       'allow GET, HEAD and PUT from this page (http://127.0.0.1:8888)'
     );
@@ -169,16 +175,75 @@ describe('IBookshelf.info', () => {
     expect(result.info.features).toEqual(features(parseSettings(DEMO)));
   });
 
-  it('writes nothing', async () => {
+  it('writes nothing that stays: the one upload is the probe a conforming store refuses', async () => {
     const { model, store } = setUp();
     await model.info({ live: true });
-    expect(store.puts).toEqual([]);
-    expect(store.calls.sort()).toEqual([
+    expect(store.puts).toEqual([
+      expect.objectContaining({
+        bucket: 'published',
+        key: expect.stringMatching(
+          /^\.bookshelf-conditional-write-check-[0-9a-f]{32}$/
+        ),
+        ifMatch: expect.stringMatching(/^"[0-9a-f]{32}"$/)
+      })
+    ]);
+    const probe = store.puts[0].key;
+    const calls = [...store.calls].sort();
+    expect(await store.headObject('published', probe)).toBeNull();
+    expect(calls).toEqual([
       'getBucketCors published',
       'getBucketPolicy published',
       'getBucketVersioning published',
-      'headBucket published'
+      'headBucket published',
+      `putObject published/${probe}`
     ]);
+  });
+
+  describe('conditional writes', () => {
+    it('pass where the service refuses the probe', async () => {
+      const result = await checks();
+      expect(result['conditional-writes'].state).toBe('pass');
+      expect(result['conditional-writes'].message).toContain(
+        'with an If-Match condition that no object can meet was refused'
+      );
+    });
+
+    it('fail where the service ignores them, with the fix; the probe leaves nothing', async () => {
+      const { model, store } = setUp({ ignoreConditions: true });
+      const info = await model.info({ live: true });
+      const check = info.checks!.find(c => c.id === 'conditional-writes')!;
+      expect(check.state).toBe('fail');
+      expect(check.message).toContain('so the S3 service ignores If-Match');
+      expect(check.message).toContain('so it ignores If-None-Match');
+      expect(check.message).toContain('The check deleted what it wrote.');
+      expect(check.fix).toContain("Set overwritePolicy to 'always'");
+      expect(await store.headObject('published', store.puts[0].key)).toBeNull();
+      // Remembered for the session: a second run does not probe again.
+      await model.info({ live: true });
+      expect(store.puts).toHaveLength(2);
+    });
+
+    it("are not probed under 'always'", async () => {
+      const { model, store } = setUp({
+        settings: { ...DEMO, overwritePolicy: 'always' }
+      });
+      const info = await model.info({ live: true });
+      const check = info.checks!.find(c => c.id === 'conditional-writes')!;
+      expect(check.state).toBe('skip');
+      expect(store.puts).toEqual([]);
+    });
+
+    it("report the probe's own failure as it is", async () => {
+      const result = await checks({
+        failure: method =>
+          method === 'putObject' ? sdkError('AccessDenied', 403) : undefined
+      });
+      const check = result['conditional-writes'];
+      expect(check.state).toBe('fail');
+      expect(check.message).toContain('Could not be checked');
+      expect(check.message).toContain('was denied');
+      expect(check.message).not.toContain('ignores');
+    });
   });
 
   describe('the server extension', () => {
@@ -342,7 +407,7 @@ describe('IBookshelf.info', () => {
       expect(result.cors.message).toContain('the bucket does not exist, or');
       const rule = JSON.parse(result.cors.rule!);
       expect(rule[0].AllowedOrigins).toEqual([ORIGIN]);
-      expect(rule[0].AllowedMethods).toEqual(['GET', 'HEAD', 'PUT']);
+      expect(rule[0].AllowedMethods).toEqual(['GET', 'HEAD', 'PUT', 'DELETE']);
       expect(result['publish-bucket'].state).toBe('fail');
       expect(result.versioning.state).toBe('skip');
     });

@@ -250,7 +250,7 @@ describe('describeError', () => {
     expect(rule).toEqual([
       {
         AllowedOrigins: [ORIGIN],
-        AllowedMethods: ['GET', 'HEAD', 'PUT'],
+        AllowedMethods: ['GET', 'HEAD', 'PUT', 'DELETE'],
         AllowedHeaders: ['*'],
         ExposeHeaders: [
           'ETag',

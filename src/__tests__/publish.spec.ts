@@ -19,7 +19,7 @@ import type {
 } from '../tokens';
 import { bytesEqual, notebookText, utf8 } from './fakes/bytes';
 import { delay, FakeContentsManager, responseError } from './fakes/contents';
-import { etagOf, FakeObjectStore } from './fakes/store';
+import { conditionsHonoured, etagOf, FakeObjectStore } from './fakes/store';
 import { rejection } from './fakes/rejection';
 
 /**
@@ -119,7 +119,7 @@ describe('publishNotebook', () => {
     store.addBucket(BUCKET, 'Enabled');
     contents = new ServerContents();
     contents.addFile('work/q3.ipynb', SAVED);
-    deps = { store, contents };
+    deps = { store, contents, conditionalWrites: conditionsHonoured };
     settings = {
       ...DEFAULT_SETTINGS,
       publishBucket: BUCKET,
@@ -170,7 +170,15 @@ describe('publishNotebook', () => {
       // A contents manager that ignores `type: 'file'` (like the plain fake).
       const plain = new FakeContentsManager();
       plain.addFile('work/q3.ipynb', SAVED);
-      await publish('work/q3.ipynb', {}, { store, contents: plain });
+      await publish(
+        'work/q3.ipynb',
+        {},
+        {
+          store,
+          contents: plain,
+          conditionalWrites: conditionsHonoured
+        }
+      );
 
       expect(await storedText('notebooks/work/q3.ipynb')).toBe(
         JSON.stringify(JSON.parse(SAVED), null, 1) + '\n'
@@ -431,7 +439,7 @@ describe('publishNotebook', () => {
         publish(
           'work/q3.ipynb',
           { overwrite: true },
-          { store: racing, contents }
+          { store: racing, contents, conditionalWrites: conditionsHonoured }
         )
       );
 
@@ -502,7 +510,7 @@ describe('publishNotebook', () => {
       await publish(
         'work/q3.ipynb',
         { settings: withPolicy('always') },
-        { store: racing, contents }
+        { store: racing, contents, conditionalWrites: conditionsHonoured }
       );
 
       expect(
@@ -527,7 +535,11 @@ describe('publishNotebook', () => {
       racing.addBucket(BUCKET, 'Enabled');
 
       const error = await rejection(
-        publish('work/q3.ipynb', {}, { store: racing, contents })
+        publish(
+          'work/q3.ipynb',
+          {},
+          { store: racing, contents, conditionalWrites: conditionsHonoured }
+        )
       );
 
       expect(error.code).toBe('Conflict');
@@ -563,7 +575,15 @@ describe('publishNotebook', () => {
     it('has no version id from a bucket without versioning', async () => {
       store = new FakeObjectStore();
       store.addBucket(BUCKET);
-      const result = await publish('work/q3.ipynb', {}, { store, contents });
+      const result = await publish(
+        'work/q3.ipynb',
+        {},
+        {
+          store,
+          contents,
+          conditionalWrites: conditionsHonoured
+        }
+      );
 
       expect(result).toEqual({
         s3_path: 's3://published/notebooks/work/q3.ipynb',
@@ -612,6 +632,7 @@ describe('publishNotebook', () => {
         readerDeps = {
           store: spy,
           contents,
+          conditionalWrites: conditionsHonoured,
           readBytes: async (path, onChunk) => {
             if (!contents.has(path)) {
               return null;

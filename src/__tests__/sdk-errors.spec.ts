@@ -147,6 +147,39 @@ describe('the S3 SDK and the diagnosis, on S3 answers', () => {
     expect(denied.code).toBe('AccessDenied');
   });
 
+  it.each([
+    ['SignatureDoesNotMatch', 'InvalidCredentials'],
+    ['InvalidAccessKeyId', 'InvalidCredentials'],
+    ['AccessDenied', 'AccessDenied']
+  ])(
+    "a HEAD's bodiless 403 is explained by a one-byte GET that answered %s: %s",
+    async (code, ours) => {
+      const s3 = new ScriptedS3([answer(403), answer(403, errorXml(code))]);
+      const error = await failure(
+        storeFor(s3).headObject('published', 'team/q3.ipynb')
+      );
+      expect(error.code).toBe(ours);
+      expect(error.detail).toMatchObject({
+        bucket: 'published',
+        key: 'team/q3.ipynb'
+      });
+      expect(s3.requests.map(r => [r.method, r.path])).toEqual([
+        ['HEAD', '/published/team/q3.ipynb'],
+        ['GET', '/published/team/q3.ipynb']
+      ]);
+      expect(s3.requests[1].headers.range).toBe('bytes=0-0');
+    }
+  );
+
+  it("a HEAD's 403 stays AccessDenied when the GET is allowed", async () => {
+    const s3 = new ScriptedS3([
+      answer(403),
+      { status: 206, headers: { 'content-range': 'bytes 0-0/10' }, body: '{' }
+    ]);
+    const error = await failure(storeFor(s3).headObject('published', 'a'));
+    expect(error.code).toBe('AccessDenied');
+  });
+
   it('a refused conditional upload is PreconditionFailed, not retried', async () => {
     const s3 = new ScriptedS3([answer(412, errorXml('PreconditionFailed'))]);
     const error = await failure(

@@ -31,7 +31,7 @@ import { DEFAULT_SETTINGS } from '../settings';
 import type { IBookshelfSettings } from '../tokens';
 import { utf8 } from './fakes/bytes';
 import { FakeContentsManager, responseError } from './fakes/contents';
-import { FakeObjectStore } from './fakes/store';
+import { conditionsHonoured, FakeObjectStore, rejection } from './fakes/store';
 
 function fill(msgid: string, args: unknown[]): string {
   return msgid.replace(/%(\d+)/g, (_, n) => String(args[Number(n) - 1]));
@@ -59,16 +59,6 @@ function thrown(action: () => unknown): BookshelfError {
     return error as BookshelfError;
   }
   throw new Error('Nothing was thrown');
-}
-
-async function rejection(promise: Promise<unknown>): Promise<BookshelfError> {
-  try {
-    await promise;
-  } catch (error) {
-    expect(error).toBeInstanceOf(BookshelfError);
-    return error as BookshelfError;
-  }
-  throw new Error('The promise resolved');
 }
 
 const NOTEBOOK =
@@ -369,16 +359,20 @@ describe('clone and publish pass the bundle on', () => {
   it('a publish of a version 3 notebook', async () => {
     const { store, contents } = setUp();
     const error = await rejection(
-      publishNotebook({ store, contents }, 'work/q3.ipynb', {
-        settings,
-        serverOrigin: 'https://hub.example.org',
-        baseUrl: '/',
-        body: {
-          type: 'notebook',
-          content: { nbformat: 3, nbformat_minor: 0, metadata: {}, cells: [] }
-        },
-        trans
-      })
+      publishNotebook(
+        { store, contents, conditionalWrites: conditionsHonoured },
+        'work/q3.ipynb',
+        {
+          settings,
+          serverOrigin: 'https://hub.example.org',
+          baseUrl: '/',
+          body: {
+            type: 'notebook',
+            content: { nbformat: 3, nbformat_minor: 0, metadata: {}, cells: [] }
+          },
+          trans
+        }
+      )
     );
     expect(error.code).toBe('NotANotebook');
     expect(error.message).toBe(

@@ -3,6 +3,7 @@
  * user interface.
  */
 
+export * from './conditional';
 export * from './destination';
 export * from './overwrite';
 export * from './publish';

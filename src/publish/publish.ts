@@ -28,6 +28,11 @@ import {
   publishKey,
   s3Path
 } from './destination';
+import {
+  conditionsIgnored,
+  type IConditionalWrites,
+  requiredCondition
+} from './conditional';
 import { decideOverwrite, type PutCondition } from './overwrite';
 
 /**
@@ -53,6 +58,12 @@ export interface IPublishDeps {
     path: string,
     onChunk?: (chunk: Uint8Array) => void
   ) => Promise<Uint8Array | null>;
+  /**
+   * Whether the S3 service honours conditional writes in `bucket` (see
+   * `probeConditionalWrites`; the model remembers the answer for the
+   * session). Asked before a put whose protection depends on them.
+   */
+  conditionalWrites: (bucket: string) => Promise<IConditionalWrites>;
 }
 
 /**
@@ -167,6 +178,16 @@ export async function publishNotebook(
       lastModified: existing?.lastModified?.toISOString()
     });
   }
+
+  // A server that ignores the condition would overwrite silently: refuse.
+  const needed = requiredCondition(
+    settings.overwritePolicy,
+    decision.condition
+  );
+  if (needed && !(await deps.conditionalWrites(bucket))[needed]) {
+    throw conditionsIgnored(needed, bucket, key, trans);
+  }
+  throwIfAborted(signal);
 
   const put = (condition: PutCondition) =>
     deps.store.putObject(bucket, key, bytes, {

@@ -4,6 +4,7 @@
  * use with a dynamic import so that JupyterLab's start-up does not pay for it.
  */
 import {
+  DeleteObjectCommand,
   GetBucketCorsCommand,
   GetBucketPolicyCommand,
   GetBucketVersioningCommand,
@@ -83,8 +84,51 @@ class SdkObjectStore implements IObjectStore {
       if (status === 404) {
         return null;
       }
+      if (status === 403) {
+        throw await this._forbiddenHead(error, bucket, key, versionId);
+      }
       throw this._error(error, { bucket, key, versionId });
     }
+  }
+
+  /**
+   * A HEAD answer has no body, so its 403 cannot say whether the
+   * credentials were refused (SignatureDoesNotMatch, InvalidAccessKeyId)
+   * or are valid but not allowed (AccessDenied). A GET of the object's
+   * first byte (read-only, and what a publisher who may see the object is
+   * allowed) gets the same verdict with a body that names the cause; the
+   * credentials' refusal is reported as such, anything else as the HEAD's
+   * AccessDenied.
+   */
+  private async _forbiddenHead(
+    headError: unknown,
+    bucket: string,
+    key: string,
+    versionId?: string
+  ): Promise<BookshelfError> {
+    const context = { bucket, key, versionId };
+    const denied = this._error(headError, context);
+    try {
+      const client = await this._client();
+      const response = await client.send(
+        new GetObjectCommand({
+          Bucket: bucket,
+          Key: key,
+          VersionId: versionId,
+          Range: 'bytes=0-0'
+        })
+      );
+      await (response.Body as any)?.transformToByteArray?.();
+    } catch (error) {
+      const cause = this._error(error, context);
+      if (
+        cause.code === 'InvalidCredentials' ||
+        cause.code === 'ExpiredCredentials'
+      ) {
+        return cause;
+      }
+    }
+    return denied;
   }
 
   /**
@@ -265,6 +309,25 @@ class SdkObjectStore implements IObjectStore {
       return { etag: response.ETag, versionId: response.VersionId };
     } catch (error) {
       throw this._error(error, { bucket, key }, options.signal);
+    }
+  }
+
+  async deleteObject(
+    bucket: string,
+    key: string,
+    versionId?: string
+  ): Promise<void> {
+    try {
+      const client = await this._client();
+      await client.send(
+        new DeleteObjectCommand({
+          Bucket: bucket,
+          Key: key,
+          VersionId: versionId
+        })
+      );
+    } catch (error) {
+      throw this._error(error, { bucket, key, versionId });
     }
   }
 

@@ -37,14 +37,14 @@ export const SDK_HEADERS: string[] = [...corsDefinition.sdkHeaders];
 
 /**
  * What the extension does from the browser, and what it must read back:
- * each method of the rule, with the SDK's headers and the method's own,
- * and every exposed header of the rule.
+ * each required method of the rule (DELETE is proposed but optional), with
+ * the SDK's headers and the method's own, and every exposed header.
  */
 export const NEEDED_ACCESS: {
   method: string;
   headers: string[];
   expose: string[];
-}[] = corsDefinition.AllowedMethods.map(method => ({
+}[] = corsDefinition.requiredMethods.map(method => ({
   method,
   headers: [
     ...SDK_HEADERS,

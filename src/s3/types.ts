@@ -98,6 +98,11 @@ export interface IObjectStore {
     body: Uint8Array | string,
     options?: IPutObjectOptions
   ): Promise<IPutObjectResult>;
+  /**
+   * Delete an object, or one version of it. Only the conditional-writes
+   * probe deletes (what it wrote on a server that should have refused it).
+   */
+  deleteObject(bucket: string, key: string, versionId?: string): Promise<void>;
   /** 'Enabled', 'Suspended' or 'Off' (never enabled). */
   getBucketVersioning(bucket: string): Promise<'Enabled' | 'Suspended' | 'Off'>;
   /** Resolves when the bucket exists and may be reached. */

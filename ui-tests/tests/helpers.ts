@@ -14,6 +14,12 @@ export interface IFixtureInfo {
   endpoint_url: string;
   /** The fault-injecting proxy in front of the S3 server. */
   proxy_url: string | null;
+  /** The signature-verifying s3rver (scripts/s3rver_fixture.py) and its keys. */
+  s3rver: {
+    endpoint_url: string;
+    access_key_id: string;
+    secret_access_key: string;
+  } | null;
   version_ids: { [name: string]: string | string[] };
   root_dir: string;
   lab_port: number;

@@ -23,7 +23,8 @@ const CHECKS = [
   'service',
   'cors',
   'publish-bucket',
-  'versioning'
+  'versioning',
+  'conditional-writes'
 ];
 
 async function states(panel: any): Promise<{ [id: string]: string }> {

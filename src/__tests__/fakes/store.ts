@@ -6,11 +6,13 @@
  * a single-part upload), so equal bytes have equal ETags; a put with
  * `If-None-Match: *` on an existing key, or with an `If-Match` ETag that is
  * not the current one, fails with 412 (`PreconditionFailed`) and changes
- * nothing; a versioned bucket gives each put a new version id.
+ * nothing (with `ignoreConditions`, it stores every put, as s3rver does); a
+ * versioned bucket gives each put a new version id.
  */
 
 import { createHash } from 'crypto';
 import { BookshelfError } from '../../errors';
+import type { IConditionalWrites } from '../../publish/conditional';
 import type { ICorsRule } from '../../s3/cors';
 import { toBookshelfError } from '../../s3/diagnosis';
 import type {
@@ -71,6 +73,11 @@ export interface IFakeStoreOptions {
    * `verify` with `deferChecksum`, else as the download's `Corrupted`.
    */
   damagedDownloads?: number;
+  /**
+   * Accept `If-None-Match` and `If-Match` and ignore them, storing every
+   * put, as s3rver and some other S3-compatible servers do.
+   */
+  ignoreConditions?: boolean;
 }
 
 /**
@@ -234,14 +241,27 @@ export class FakeObjectStore implements IObjectStore {
     await this.options.beforePut?.(bucket, key, options);
     const versions = this._bucket(bucket).objects.get(key);
     const latest = versions?.[versions.length - 1];
-    if (options.ifNoneMatch === '*' && latest) {
+    const checked = !this.options.ignoreConditions;
+    if (checked && options.ifNoneMatch === '*' && latest) {
       throw new BookshelfError(
         'PreconditionFailed',
         `The object s3://${bucket}/${key} already exists.`,
         { bucket, key }
       );
     }
-    if (options.ifMatch !== undefined && latest?.etag !== options.ifMatch) {
+    if (checked && options.ifMatch !== undefined && !latest) {
+      // S3 answers If-Match on a missing key so.
+      throw new BookshelfError(
+        'NoSuchKey',
+        `There is no object s3://${bucket}/${key}.`,
+        { bucket, key }
+      );
+    }
+    if (
+      checked &&
+      options.ifMatch !== undefined &&
+      latest?.etag !== options.ifMatch
+    ) {
       throw new BookshelfError(
         'PreconditionFailed',
         `The object s3://${bucket}/${key} changed since it was read.`,
@@ -259,6 +279,29 @@ export class FakeObjectStore implements IObjectStore {
       etag: stored[stored.length - 1].etag,
       versionId: versionId === 'null' ? undefined : versionId
     };
+  }
+
+  async deleteObject(
+    bucket: string,
+    key: string,
+    versionId?: string
+  ): Promise<void> {
+    this.calls.push(`deleteObject ${bucket}/${key}`);
+    await delay(0);
+    this._meet('deleteObject', bucket, key);
+    const stored = this._bucket(bucket);
+    const versions = stored.objects.get(key) ?? [];
+    const kept =
+      versionId === undefined
+        ? stored.versioning === 'Off'
+          ? []
+          : versions // a delete marker hides it; the fake keeps no markers
+        : versions.filter(version => version.versionId !== versionId);
+    if (kept.length) {
+      stored.objects.set(key, kept);
+    } else {
+      stored.objects.delete(key);
+    }
   }
 
   async getBucketVersioning(bucket: string): Promise<Versioning> {
@@ -339,6 +382,29 @@ export class FakeObjectStore implements IObjectStore {
 
   private _buckets = new Map<string, IBucket>();
   private _versionCount = 0;
+}
+
+/**
+ * The BookshelfError a promise rejects with; fails the test if it resolves.
+ */
+export async function rejection(
+  promise: Promise<unknown>
+): Promise<BookshelfError> {
+  try {
+    await promise;
+  } catch (error) {
+    expect(error).toBeInstanceOf(BookshelfError);
+    return error as BookshelfError;
+  }
+  throw new Error('The promise resolved');
+}
+
+/**
+ * A publish's `conditionalWrites` for a service that honours both
+ * conditions (the fake store without `ignoreConditions`), without probing.
+ */
+export async function conditionsHonoured(): Promise<IConditionalWrites> {
+  return { ifMatch: true, ifNoneMatch: true };
 }
 
 /**

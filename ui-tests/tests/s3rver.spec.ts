@@ -1,0 +1,375 @@
+/**
+ * Against the second S3 test server, s3rver (scripts/s3rver_fixture.py):
+ * it verifies request signatures against its keys (moto does not) and
+ * silently ignores If-None-Match / If-Match on PUT (moto honours them).
+ * What is on S3 is read back in Node with the AWS SDK and the right keys.
+ */
+import type { IJupyterLabPageFixture } from '@jupyterlab/galata';
+import {
+  GetObjectCommand,
+  ListObjectsV2Command,
+  PutObjectCommand,
+  S3Client
+} from '@aws-sdk/client-s3';
+import * as fs from 'fs';
+import * as path from 'path';
+
+import {
+  bookshelfError,
+  bookshelfSettings,
+  callBookshelf,
+  fixture,
+  namesOnDisk,
+  notebookText,
+  openInfoPanel
+} from './helpers';
+import { expect, scanServerLogs, test } from './secrets';
+
+const PROBE_STEM = '.bookshelf-conditional-write-check-';
+const CREDENTIALS_REFUSED = 'The S3 service did not accept the credentials.';
+
+function server() {
+  const info = fixture().s3rver;
+  if (!info) {
+    throw new Error('scripts/serve.py started no s3rver');
+  }
+  return info;
+}
+
+function client(): S3Client {
+  const info = server();
+  return new S3Client({
+    endpoint: info.endpoint_url,
+    region: 'us-east-1',
+    forcePathStyle: true,
+    requestChecksumCalculation: 'WHEN_REQUIRED',
+    responseChecksumValidation: 'WHEN_REQUIRED',
+    credentials: {
+      accessKeyId: info.access_key_id,
+      secretAccessKey: info.secret_access_key
+    }
+  });
+}
+
+/** An object's text on s3rver, or null when there is none. */
+async function readObject(bucket: string, key: string): Promise<string | null> {
+  try {
+    const answer = await client().send(
+      new GetObjectCommand({ Bucket: bucket, Key: key })
+    );
+    return await answer.Body!.transformToString();
+  } catch (error: any) {
+    if (error?.name === 'NoSuchKey') {
+      return null;
+    }
+    throw error;
+  }
+}
+
+async function writeObject(
+  bucket: string,
+  key: string,
+  body: string
+): Promise<void> {
+  await client().send(
+    new PutObjectCommand({ Bucket: bucket, Key: key, Body: body })
+  );
+}
+
+async function keysBelow(bucket: string, prefix: string): Promise<string[]> {
+  const answer = await client().send(
+    new ListObjectsV2Command({ Bucket: bucket, Prefix: prefix })
+  );
+  return (answer.Contents ?? []).map(item => item.Key!);
+}
+
+/**
+ * Settings for s3rver: its endpoint, keys in the settings (the right ones
+ * unless others are given) and the overwrite policy. A fixture, because
+ * fixture.json is written when the servers start.
+ */
+function useS3rver(
+  extra: object = {},
+  keys: (info: ReturnType<typeof server>) => object = info => ({
+    accessKeyId: info.access_key_id,
+    secretAccessKey: info.secret_access_key
+  })
+): void {
+  test.use({
+    mockSettings: async ({}, use: (settings: object) => Promise<void>) => {
+      const info = server();
+      await use(
+        bookshelfSettings({
+          endpointUrl: info.endpoint_url,
+          credentials: {
+            mode: 'settings',
+            sessionToken: '',
+            endpoint: '',
+            ...keys(info)
+          },
+          ...extra
+        })
+      );
+    }
+  } as any);
+}
+
+const NOTEBOOK = notebookText([
+  {
+    cell_type: 'markdown',
+    id: 'a1',
+    metadata: {},
+    source: ['# Signed on s3rver']
+  }
+]);
+
+async function addNotebook(
+  page: IJupyterLabPageFixture,
+  filePath: string,
+  text = NOTEBOOK
+): Promise<void> {
+  await page.contents.uploadContent(text, 'text', filePath);
+}
+
+function onDisk(filePath: string): string | null {
+  const full = path.join(fixture().root_dir, filePath);
+  return fs.existsSync(full) ? fs.readFileSync(full, 'utf8') : null;
+}
+
+test.afterAll(async () => {
+  expect(scanServerLogs()).toEqual([]);
+  // No probe leaves an object behind.
+  expect(await keysBelow('published', PROBE_STEM)).toEqual([]);
+});
+
+test.describe('s3rver with the right keys', () => {
+  useS3rver();
+
+  test('clone and publish work, signed with the keys', async ({
+    page,
+    tmpPath
+  }) => {
+    const key = `shared/${tmpPath}/signed.ipynb`;
+    await writeObject('examples', key, NOTEBOOK);
+    const model = await callBookshelf<{ path: string }>(page, 'clone', {
+      s3_bucket: 'examples',
+      s3_key: key,
+      target_path: `${tmpPath}/`
+    });
+    expect(model.path).toBe(`${tmpPath}/signed.ipynb`);
+    expect(JSON.parse(onDisk(model.path)!)).toEqual(JSON.parse(NOTEBOOK));
+
+    const published = await callBookshelf<{ s3_path: string }>(
+      page,
+      'publish',
+      model.path
+    );
+    expect(published.s3_path).toBe(`s3://published/${model.path}`);
+    expect(await readObject('published', model.path)).toBe(onDisk(model.path));
+  });
+});
+
+for (const [what, keys] of [
+  [
+    'a wrong secret',
+    (info: ReturnType<typeof server>) => ({
+      accessKeyId: info.access_key_id,
+      secretAccessKey: 'settings-secret-NotS3rvers'
+    })
+  ],
+  [
+    'an unknown key id',
+    () => ({
+      accessKeyId: 'AKIDUNKNOWNTOS3RVER',
+      secretAccessKey: 'settings-secret-AnyAtAll'
+    })
+  ]
+] as const) {
+  test.describe(`s3rver with ${what}`, () => {
+    useS3rver({}, keys);
+
+    test('clone and publish both say the credentials were refused; nothing written', async ({
+      page,
+      tmpPath
+    }) => {
+      const key = `shared/${tmpPath}/refused.ipynb`;
+      await writeObject('examples', key, NOTEBOOK);
+      const clone = await bookshelfError(page, 'clone', {
+        s3_bucket: 'examples',
+        s3_key: key,
+        target_path: `${tmpPath}/`
+      });
+      expect(clone).toEqual({
+        code: 'InvalidCredentials',
+        message: CREDENTIALS_REFUSED
+      });
+      expect(namesOnDisk(tmpPath)).toEqual([]);
+
+      const notebook = `${tmpPath}/mine.ipynb`;
+      await addNotebook(page, notebook);
+      const publish = await bookshelfError(page, 'publish', notebook);
+      expect(publish).toEqual({
+        code: 'InvalidCredentials',
+        message: CREDENTIALS_REFUSED
+      });
+      expect(await readObject('published', notebook)).toBeNull();
+    });
+  });
+}
+
+test.describe('s3rver in session mode', () => {
+  useS3rver({}, () => ({ mode: 'session' }));
+
+  /** Start a publish in the page; it waits for the credentials dialog. */
+  async function startPublish(page: IJupyterLabPageFixture, notebook: string) {
+    await page.evaluate(p => {
+      const app = (window as any).jupyterapp;
+      const services: Map<any, string> = app.pluginRegistry._services;
+      const token = [...services.keys()].find(
+        key => key.name === 'jupyterlab-bookshelf:IBookshelf'
+      );
+      (window as any).bookshelfPublish = app
+        .resolveRequiredService(token)
+        .then((bookshelf: any) => bookshelf.publish(p))
+        .then(
+          () => 'published',
+          (error: any) => error.code
+        );
+    }, notebook);
+  }
+
+  async function enterKeys(
+    page: IJupyterLabPageFixture,
+    secretAccessKey: string
+  ): Promise<void> {
+    const dialog = page.locator('.jp-Dialog', { hasText: 'S3 Credentials' });
+    const accessKeyId = dialog.locator('input[name="accessKeyId"]');
+    await expect(accessKeyId).toBeFocused();
+    await accessKeyId.fill(server().access_key_id);
+    await dialog.locator('input[name="secretAccessKey"]').fill(secretAccessKey);
+    await dialog.getByRole('button', { name: 'Use for This Tab' }).click();
+    await expect(dialog).toHaveCount(0);
+  }
+
+  test('refused keys are forgotten, so the next publish asks again', async ({
+    page,
+    tmpPath
+  }) => {
+    const notebook = `${tmpPath}/session.ipynb`;
+    await addNotebook(page, notebook);
+    await startPublish(page, notebook);
+    await enterKeys(page, 'session-secret-NotS3rvers');
+    expect(await page.evaluate(() => (window as any).bookshelfPublish)).toBe(
+      'InvalidCredentials'
+    );
+    expect(await readObject('published', notebook)).toBeNull();
+
+    await startPublish(page, notebook);
+    await enterKeys(page, server().secret_access_key);
+    expect(await page.evaluate(() => (window as any).bookshelfPublish)).toBe(
+      'published'
+    );
+    expect(await readObject('published', notebook)).toBe(onDisk(notebook));
+  });
+});
+
+test.describe("s3rver and the overwrite policy 'never'", () => {
+  useS3rver({ overwritePolicy: 'never' });
+
+  test('is refused with the reason and the setting to change; nothing written', async ({
+    page,
+    tmpPath
+  }) => {
+    const notebook = `${tmpPath}/never.ipynb`;
+    await addNotebook(page, notebook);
+    const error = await bookshelfError(page, 'publish', notebook);
+    expect(error.code).toBe('NotConfigured');
+    expect(error.message).toContain(
+      "the overwrite policy 'never' needs the S3 service to refuse an upload onto an existing object (If-None-Match), and this service ignores that condition"
+    );
+    expect(error.message).toContain("Set overwritePolicy to 'always'");
+    expect(await readObject('published', notebook)).toBeNull();
+  });
+});
+
+test.describe("s3rver and the confirmed replace of 'confirm'", () => {
+  useS3rver({ overwritePolicy: 'confirm' });
+
+  test('is refused from the publish dialog; the object on S3 is unchanged', async ({
+    page,
+    tmpPath
+  }) => {
+    const name = `replace-${Date.now()}.ipynb`;
+    const notebook = `${tmpPath}/${name}`;
+    await addNotebook(page, notebook);
+    const theirs = notebookText([
+      { cell_type: 'markdown', id: 't1', metadata: {}, source: ['Theirs'] }
+    ]);
+    await writeObject('published', notebook, theirs);
+
+    await page.filebrowser.openDirectory(tmpPath);
+    await page
+      .locator('.jp-DirListing-item', { hasText: name })
+      .first()
+      .click({ button: 'right' });
+    await page.getByRole('menuitem', { name: 'Publish', exact: true }).click();
+    const dialog = page.locator('.jp-Dialog', { hasText: 'Publish Notebook' });
+    await dialog.getByRole('button', { name: 'Replace' }).click();
+    const toast = page.locator('.Toastify__toast', {
+      hasText: `Nothing was published to s3://published/${notebook}`
+    });
+    await toast.getByRole('button', { name: 'Show Details' }).click();
+    const details = page.locator('.jp-Dialog', {
+      hasText: 'Publishing cannot be protected'
+    });
+    await expect(details).toContainText(
+      'replacing only the version you saw needs the S3 service to honour If-Match, and this service ignores that condition'
+    );
+    await expect(details).toContainText("Set overwritePolicy to 'always'");
+    await details.getByRole('button', { name: 'Close' }).click();
+    expect(await readObject('published', notebook)).toBe(theirs);
+
+    // The API refuses too, with the ETag the dialog saw.
+    const target = await callBookshelf<{ existing: { etag: string } }>(
+      page,
+      'publishTarget' as any,
+      notebook
+    );
+    const error = await bookshelfError(page, 'publish', notebook, {
+      overwrite: true,
+      ifMatch: target.existing.etag
+    });
+    expect(error.code).toBe('NotConfigured');
+    expect(error.message).toContain('needs the S3 service to honour If-Match');
+    expect(await readObject('published', notebook)).toBe(theirs);
+  });
+});
+
+test.describe('the info panel', () => {
+  test.describe('on s3rver', () => {
+    useS3rver();
+
+    test('shows the conditional-writes check failing, with the fix', async ({
+      page
+    }) => {
+      const panel = await openInfoPanel(page);
+      const check = panel.locator('[data-check="conditional-writes"]');
+      await expect(check).toHaveAttribute('data-state', 'fail');
+      await expect(check).toContainText('so the S3 service ignores If-Match');
+      await expect(check).toContainText('so it ignores If-None-Match');
+      await expect(check).toContainText('The check deleted what it wrote.');
+      await expect(check).toContainText("Set overwritePolicy to 'always'");
+    });
+  });
+
+  test.describe('on moto', () => {
+    test('shows the conditional-writes check passing', async ({ page }) => {
+      const panel = await openInfoPanel(page);
+      const check = panel.locator('[data-check="conditional-writes"]');
+      await expect(check).toHaveAttribute('data-state', 'pass');
+      await expect(check).toContainText(
+        'so the S3 service honours conditional writes'
+      );
+    });
+  });
+});
