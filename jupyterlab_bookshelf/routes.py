@@ -61,7 +61,16 @@ class InfoHandler(_BookshelfMixin, APIHandler):
     @tornado.web.authenticated
     def get(self) -> None:
         settings, problems = self.bookshelf_settings()
-        self.finish(json.dumps({"release": __version__, "features": features(settings, problems)}))
+        self.finish(
+            json.dumps(
+                {
+                    "release": __version__,
+                    "features": features(settings, problems),
+                    # The page's own settings check cannot see the files.
+                    "settings_files_problems": problems,
+                }
+            )
+        )
 
 
 class CloneLandingHandler(_BookshelfMixin, JupyterHandler):

@@ -16,7 +16,7 @@ import type { ICredentials } from './s3/credentials';
 import { probeReachable } from './s3/diagnosis';
 import { policyDenies, PolicyVerdict } from './s3/policy';
 import type { IObjectStore } from './s3/types';
-import { checkSettings, displayUrl } from './settings';
+import { checkSettings, displayUrl, type ISettingsProblem } from './settings';
 import type { IBookshelfInfo, IBookshelfSettings, IInfoCheck } from './tokens';
 
 /**
@@ -71,13 +71,20 @@ export class LiveChecks {
    * Run every check; the order is the panel's.
    */
   async run(): Promise<IInfoCheck[]> {
-    const shim = this._checkShim();
+    // One request for the server extension's answer, which two checks use.
+    const shimInfo = this._host.shimInfo();
+    shimInfo.catch(() => undefined); // each check handles a failure
+    const shim = this._checkShim(shimInfo);
     const checks: IInfoCheck[] = [];
-    const settingsCheck = this._checkSettings();
-    checks.push(settingsCheck);
+    const pageProblems = checkSettings(
+      this._settings,
+      !!this._settings.publishBucket,
+      this._trans
+    );
+    checks.push(await this._checkSettings(pageProblems, shimInfo));
     const credentials = await this._checkCredentials();
     checks.push(credentials);
-    const service = await this._checkService(settingsCheck.state === 'pass');
+    const service = await this._checkService(pageProblems.length === 0);
     checks.push(service);
     checks.push(...(await this._checkBucket(credentials, service)));
     return [await shim, ...checks];
@@ -94,12 +101,14 @@ export class LiveChecks {
     return { id, label, ok: state === 'pass', state, message, fix, ...extra };
   }
 
-  private async _checkShim(): Promise<IInfoCheck> {
+  private async _checkShim(
+    shimInfo: Promise<IBookshelfInfo>
+  ): Promise<IInfoCheck> {
     const trans = this._trans;
     const label = trans.__('Server extension');
     let shim: IBookshelfInfo;
     try {
-      shim = await this._host.shimInfo();
+      shim = await shimInfo;
     } catch {
       return this._check(
         'shim',
@@ -139,13 +148,29 @@ export class LiveChecks {
     );
   }
 
-  private _checkSettings(): IInfoCheck {
+  private async _checkSettings(
+    problems: ISettingsProblem[],
+    shimInfo: Promise<IBookshelfInfo>
+  ): Promise<IInfoCheck> {
     const trans = this._trans;
-    const problems = checkSettings(
-      this._settings,
-      !!this._settings.publishBucket,
-      trans
-    );
+    // What the page cannot see: the settings files on the server, where an
+    // overrides file that does not parse loses every admin setting.
+    const fileProblems =
+      (await shimInfo.catch(() => null))?.settings_files_problems ?? [];
+    if (fileProblems.length) {
+      return this._check(
+        'settings',
+        trans.__('Settings'),
+        'fail',
+        trans.__(
+          'The settings files on the Jupyter server have problems: %1.',
+          fileProblems.join('; ')
+        ),
+        trans.__(
+          'An administrator corrects the files named and restarts JupyterLab, which reads the overrides only when it starts.'
+        )
+      );
+    }
     return problems.length
       ? this._check(
           'settings',

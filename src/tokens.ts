@@ -155,6 +155,12 @@ export interface IInfoCheck {
 export interface IBookshelfInfo {
   release: string;
   features: { [name: string]: boolean | string };
+  /**
+   * From the server extension only: what is wrong in the settings files
+   * (an overrides file that does not parse, a misspelt setting), which
+   * the page cannot see.
+   */
+  settings_files_problems?: string[];
   checks?: IInfoCheck[];
 }
 

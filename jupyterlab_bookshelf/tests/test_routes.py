@@ -291,8 +291,11 @@ def test_an_overrides_syntax_error_names_the_file_and_line(fetch, lab_dirs):
         '{"jupyterlab-bookshelf:core": {\n  "publishBucket": "team"\n  "region": "eu-west-1"}}',
         encoding="utf-8",
     )
-    features = get_info(fetch)["features"]
+    info = get_info(fetch)
+    features = info["features"]
     assert features["publish_bucket"] == ""
+    # Apart, for the info panel's settings check, which cannot read the files.
+    assert info["settings_files_problems"] == [features["settings_problem"]]
     assert (
         "the overrides file overrides.json is not valid JSON at line 3, column 3: "
         "JupyterLab ignores every setting in it until it is corrected and JupyterLab is restarted"
@@ -347,7 +350,9 @@ def test_a_misspelt_plugin_id_in_overrides_is_named(fetch, lab_dirs):
 
 def test_correct_overrides_report_no_problem(fetch, write_overrides):
     write_overrides({"publishBucket": "team", "credentials": {"mode": "session"}})
-    assert get_info(fetch)["features"]["settings_problem"] == ""
+    info = get_info(fetch)
+    assert info["features"]["settings_problem"] == ""
+    assert info["settings_files_problems"] == []
 
 
 def test_built_schema_is_found_through_jupyterlab(fetch, lab_dirs):

@@ -41,7 +41,10 @@ function sdkError(name: string, status: number): Error {
 
 interface ISetup {
   settings?: object;
-  shim?: 'answers' | 'missing' | { release: string };
+  shim?:
+    | 'answers'
+    | 'missing'
+    | { release: string; settings_files_problems?: string[] };
   /** Whether anything answers at the S3 endpoint (the no-cors probe). */
   reachable?: boolean;
   store?: (store: FakeObjectStore) => void;
@@ -69,8 +72,8 @@ function setUp(setup: ISetup = {}) {
       if (shim === 'missing') {
         return new Response('Not found', { status: 404 });
       }
-      const release = shim === 'answers' ? '0.1.0' : shim.release;
-      return new Response(JSON.stringify({ release, features: {} }), {
+      const answer = shim === 'answers' ? { release: '0.1.0' } : shim;
+      return new Response(JSON.stringify({ ...answer, features: {} }), {
         status: 200
       });
     }) as any
@@ -250,6 +253,8 @@ describe('IBookshelf.info', () => {
     it('fails with the fix when it does not answer', async () => {
       const result = await checks({ shim: 'missing' });
       expect(result.shim.state).toBe('fail');
+      // The page's own settings are still checked.
+      expect(result.settings.state).toBe('pass');
       expect(result.shim.fix).toContain('jupyter server extension enable');
     });
 
@@ -638,5 +643,29 @@ describe('BookshelfModel.explain', () => {
       message:
         'The credentials mode is "endpoint" but no credentials URL is set.'
     });
+  });
+});
+
+describe('the settings check, with the server view of the files', () => {
+  it('fails with the problems the server extension found in the settings files', async () => {
+    const problem =
+      'the overrides file overrides.json is not valid JSON at line 3, column 3: JupyterLab ignores every setting in it until it is corrected and JupyterLab is restarted';
+    const result = await checks({
+      shim: { release: '0.1.0', settings_files_problems: [problem] }
+    });
+    expect(result.settings.state).toBe('fail');
+    expect(result.settings.message).toBe(
+      `The settings files on the Jupyter server have problems: ${problem}.`
+    );
+    expect(result.settings.fix).toContain('restarts JupyterLab');
+    // The page's settings work: S3 is still checked.
+    expect(result.service.state).toBe('pass');
+  });
+
+  it('passes when the server finds nothing wrong', async () => {
+    const result = await checks({
+      shim: { release: '0.1.0', settings_files_problems: [] }
+    });
+    expect(result.settings.state).toBe('pass');
   });
 });
