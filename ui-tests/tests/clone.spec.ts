@@ -151,20 +151,27 @@ test.describe('clone by link', () => {
   });
 });
 
+/**
+ * Open the clone dialog for examples/intro.ipynb into `folder`, as the
+ * palette command does, once it shows the name the file will get.
+ */
+async function openCloneDialog(page: IJupyterLabPageFixture, folder: string) {
+  await startCommand(page, 'bookshelf:clone', {
+    s3_bucket: 'examples',
+    s3_key: 'intro.ipynb',
+    target_path: `${folder}/`
+  });
+  const dialog = page.locator('.jp-Dialog');
+  await expect(dialog.locator('input[name="name"]')).toHaveValue('intro.ipynb');
+  return dialog;
+}
+
 test.describe('after the click', () => {
   test('the clone opens and says so without waiting for the file browser', async ({
     page,
     tmpPath
   }) => {
-    await startCommand(page, 'bookshelf:clone', {
-      s3_bucket: 'examples',
-      s3_key: 'intro.ipynb',
-      target_path: `${tmpPath}/`
-    });
-    const dialog = page.locator('.jp-Dialog');
-    await expect(dialog.locator('input[name="name"]')).toHaveValue(
-      'intro.ipynb'
-    );
+    const dialog = await openCloneDialog(page, tmpPath);
     // From now on the folder's listing does not answer, as when the file
     // browser's periodic refresh is seconds away: the result must not
     // wait for it (it used to, for about ten seconds).
@@ -208,15 +215,7 @@ test.describe('a clone larger than openAfterCloneMaxMB', () => {
     tmpPath
   }) => {
     // intro.ipynb is a few kilobytes, over the 1 KB limit of this test.
-    await startCommand(page, 'bookshelf:clone', {
-      s3_bucket: 'examples',
-      s3_key: 'intro.ipynb',
-      target_path: `${tmpPath}/`
-    });
-    const dialog = page.locator('.jp-Dialog');
-    await expect(dialog.locator('input[name="name"]')).toHaveValue(
-      'intro.ipynb'
-    );
+    const dialog = await openCloneDialog(page, tmpPath);
     await dialog.getByRole('button', { name: 'Clone' }).click();
     const toast = page.locator('.Toastify__toast', {
       hasText: `Cloned s3://examples/intro.ipynb to ${tmpPath}/intro.ipynb. It is`
