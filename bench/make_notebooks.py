@@ -59,7 +59,9 @@ def _cells(rng: random.Random, index: int, image: str) -> list[dict]:
                 },
                 {
                     "data": {
-                        "text/html": [f"<table><tr><th>i</th><th>a</th><th>b</th></tr>{rows}</table>"],
+                        "text/html": [
+                            f"<table><tr><th>i</th><th>a</th><th>b</th></tr>{rows}</table>"
+                        ],
                         "text/plain": ["<table>"],
                     },
                     "execution_count": index,

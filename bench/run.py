@@ -126,8 +126,8 @@ def table(results: dict, sizes: dict) -> str:
     medians = results["medians"]
     for label, entry in medians.items():
         lines.append(
-            f"| {label} ({sizes[label] / 1024**2:.2f} MiB) | {ms(entry['clone'])} | {ms(entry['a'])}"
-            f" | {ms(entry['b'])} | {entry['clone'] / entry['a']:.2f}×"
+            f"| {label} ({sizes[label] / 1024**2:.2f} MiB) | {ms(entry['clone'])}"
+            f" | {ms(entry['a'])} | {ms(entry['b'])} | {entry['clone'] / entry['a']:.2f}×"
             f" | {entry['b'] / entry['clone']:.1f}× |"
         )
     lines += [

@@ -201,9 +201,7 @@ class Committer:
         if not cm.allow_hidden:
             for path, field in ((folder, "target"), (temporary, "path")):
                 if path and await ensure_async(cm.is_hidden(path)):
-                    raise CommitError(
-                        400, "InvalidRequest", f"{field}: '{path}' is hidden.", field
-                    )
+                    raise CommitError(400, "InvalidRequest", f"{field}: '{path}' is hidden.", field)
 
     def _commit_on_disk(self, temporary: str, folder: str, name: str) -> str:
         """Link the temporary file to the first free name, then unlink it: a

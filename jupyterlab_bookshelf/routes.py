@@ -39,6 +39,8 @@ _templates = jinja2.Environment(
 
 #: Longest value shown back on the error page (links can be long).
 _SHOWN_CHARS = 200
+
+
 def _shown(value: Any) -> str:
     """A value of a link, as the error page may show it."""
     if not isinstance(value, str):
@@ -88,9 +90,7 @@ class CloneLandingHandler(_BookshelfMixin, JupyterHandler):
     def _frontend(self) -> tuple[str, str]:
         """The route of the server's default frontend and its name."""
         # The server stores it with the base URL in front: /base/tree.
-        default_url = self.default_url or getattr(
-            self.settings.get("serverapp"), "default_url", ""
-        )
+        default_url = self.default_url or getattr(self.settings.get("serverapp"), "default_url", "")
         if default_url.startswith(self.base_url):
             default_url = default_url[len(self.base_url) :]
         route = default_url.strip("/")

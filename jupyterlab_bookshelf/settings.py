@@ -23,7 +23,6 @@ from urllib.parse import urlsplit, urlunsplit
 
 import json5
 from jupyter_core.paths import jupyter_config_dir, jupyter_path
-from tornado.web import HTTPError
 
 # jupyterlab_server's own building blocks of `get_settings`, used so that the
 # overrides and the user settings are read exactly as JupyterLab reads them.
@@ -35,6 +34,7 @@ from jupyterlab_server.settings_utils import (
     _get_user_settings,
     _override,
 )
+from tornado.web import HTTPError
 
 from .validation import check_bucket
 
@@ -167,8 +167,11 @@ def _overrides_files(app_settings_dir: str) -> list[Path]:
     numbered = sorted(
         [*(folder / "overrides.d").glob("*.json"), *(folder / "overrides.d").glob("*.json5")]
     )
-    return [path for path in [*numbered, folder / "overrides.json", folder / "overrides.json5"]
-            if path.is_file()]
+    return [
+        path
+        for path in [*numbered, folder / "overrides.json", folder / "overrides.json5"]
+        if path.is_file()
+    ]
 
 
 def _syntax_error_place(error: Exception) -> str:
@@ -226,7 +229,9 @@ def overrides_file_problems(app_settings_dir: str, schema_path: str) -> tuple[st
             )
             continue
         if not isinstance(data, dict):
-            problems.append(f"the overrides file {shown} is not a JSON object; JupyterLab ignores it")
+            problems.append(
+                f"the overrides file {shown} is not a JSON object; JupyterLab ignores it"
+            )
             continue
         for plugin_id, section in data.items():
             if plugin_id == SCHEMA_NAME:
@@ -423,9 +428,7 @@ def features(settings: dict[str, Any], load_problems: list[str]) -> dict[str, bo
     publish_bucket = _string(settings, "publishBucket", ignored)
     return {
         "clone_valid": not clone_problems,
-        "publish_valid": not clone_problems
-        and not publish_problems
-        and bool(publish_bucket),
+        "publish_valid": not clone_problems and not publish_problems and bool(publish_bucket),
         "credentials_mode": mode,
         "endpoint_url": _endpoint_url(_string(settings, "endpointUrl", ignored))[0],
         "region": _string(settings, "region", ignored),

@@ -117,8 +117,7 @@ def _check_key(key: str) -> str | None:
     # %2E), so the request would read another object, even of another bucket.
     if any(segment in (".", "..") for segment in key.split("/")):
         return (
-            "a key has no '.' or '..' segment: a browser would resolve it and read "
-            "another object"
+            "a key has no '.' or '..' segment: a browser would resolve it and read another object"
         )
     return None
 
@@ -179,9 +178,7 @@ def check_file_name(name: str, source: str) -> str | None:
                 f"the object's name '{name}' starts with a dot, which Jupyter hides; "
                 "give a target_path"
             )
-        return (
-            f"the file name '{name}' starts with a dot, which Jupyter hides; choose another name"
-        )
+        return f"the file name '{name}' starts with a dot, which Jupyter hides; choose another name"
     size = utf8_length(name)
     if size > MAX_NAME_BYTES:
         if source == "s3_key":

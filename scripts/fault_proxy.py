@@ -83,8 +83,8 @@ import sys
 import time
 import urllib.error
 import urllib.request
-from pathlib import Path
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
@@ -577,7 +577,9 @@ async def response_pieces(reader: asyncio.StreamReader, length: int | None, chun
         yield piece
 
 
-async def read_response_body(reader: asyncio.StreamReader, length: int | None, chunked: bool) -> bytes:
+async def read_response_body(
+    reader: asyncio.StreamReader, length: int | None, chunked: bool
+) -> bytes:
     return b"".join([piece async for piece in response_pieces(reader, length, chunked)])
 
 
@@ -719,7 +721,14 @@ def start_fault_proxy(
     log = open(log_path, "ab") if log_path else subprocess.DEVNULL  # noqa: SIM115
     try:
         process = subprocess.Popen(
-            [sys.executable, str(Path(__file__).resolve()), "--port", str(port), "--upstream", upstream],
+            [
+                sys.executable,
+                str(Path(__file__).resolve()),
+                "--port",
+                str(port),
+                "--upstream",
+                upstream,
+            ],
             stdin=subprocess.DEVNULL,
             stdout=log,
             stderr=subprocess.STDOUT,

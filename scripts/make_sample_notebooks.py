@@ -181,7 +181,7 @@ def linear_fit(ys: list[float]) -> tuple[float, float]:
     mx = sum(xs) / n
     my = sum(ys) / n
     sxx = sum((x - mx) ** 2 for x in xs)
-    sxy = sum((x - mx) * (y - my) for x, y in zip(xs, ys))
+    sxy = sum((x - mx) * (y - my) for x, y in zip(xs, ys, strict=True))
     slope = sxy / sxx
     return slope, my - slope * mx
 
@@ -206,7 +206,7 @@ def sales_chart() -> bytes:
         c.rect(p.px(m - 0.32), p.py(0), p.px(m + 0.32), p.py(value), BLUE)
     c.dashed_line(p.px(1), p.py(INTERCEPT + SLOPE), p.px(12), p.py(INTERCEPT + 12 * SLOPE), AXIS)
     prev = (p.px(9), p.py(REVENUE[-1]))
-    for m, value in zip((10, 11, 12), FORECAST):
+    for m, value in zip((10, 11, 12), FORECAST, strict=True):
         point = (p.px(m), p.py(value))
         c.line(*prev, *point, ORANGE, width=2)
         c.disc(*point, 4, ORANGE)
@@ -235,7 +235,7 @@ def orders_chart() -> bytes:
     c = Canvas(320, 140)
     p = Plot(c, (0.5, 9.5), (1000, 1700), [1000, 1100, 1200, 1300, 1400, 1500, 1600, 1700])
     points = [(p.px(m), p.py(v)) for m, v in enumerate(ORDERS, start=1)]
-    for a, b in zip(points, points[1:]):
+    for a, b in zip(points, points[1:], strict=False):
         c.line(*a, *b, GREEN, width=2)
     for pt in points:
         c.disc(*pt, 3, GREEN)
@@ -345,7 +345,7 @@ def html_table(columns: list[str], rows: list[tuple[object, ...]], index: list[o
     """A pandas-style ``DataFrame._repr_html_``."""
     head = "".join(f"      <th>{html.escape(c)}</th>\n" for c in columns)
     body = ""
-    for i, row in zip(index, rows):
+    for i, row in zip(index, rows, strict=True):
         cells = "".join(f"      <td>{html.escape(str(v))}</td>\n" for v in row)
         body += f"    <tr>\n      <th>{i}</th>\n{cells}    </tr>\n"
     return (
@@ -367,10 +367,14 @@ def html_table(columns: list[str], rows: list[tuple[object, ...]], index: list[o
 
 def text_table(columns: list[str], rows: list[tuple[object, ...]], index: list[object]) -> str:
     """A pandas-style plain text repr."""
-    cells = [[""] + columns] + [[str(i)] + [str(v) for v in row] for i, row in zip(index, rows)]
+    cells = [[""] + columns] + [
+        [str(i)] + [str(v) for v in row] for i, row in zip(index, rows, strict=True)
+    ]
     widths = [max(len(r[k]) for r in cells) for k in range(len(cells[0]))]
     return "\n".join(
-        "  ".join([r[0].ljust(widths[0])] + [v.rjust(w) for v, w in zip(r[1:], widths[1:])])
+        "  ".join(
+            [r[0].ljust(widths[0])] + [v.rjust(w) for v, w in zip(r[1:], widths[1:], strict=True)]
+        )
         for r in cells
     )
 
@@ -519,9 +523,7 @@ closes at roughly **{FORECAST[-1]:.0f} k€**.
 def q3_report_notebook() -> bytes:
     total_q3 = round(sum(q3 for _, q3, _ in REGIONS), 1)
     total_q2 = round(sum(q2 for _, _, q2 in REGIONS), 1)
-    growth_rows = [
-        (name, q2, q3, f"{(q3 - q2) / q2 * 100:+.1f}%") for name, q3, q2 in REGIONS
-    ]
+    growth_rows = [(name, q2, q3, f"{(q3 - q2) / q2 * 100:+.1f}%") for name, q3, q2 in REGIONS]
     columns = ["q2_keur", "q3_keur", "growth"]
     index = [name for name, *_ in growth_rows]
     rows = [row[1:] for row in growth_rows]

@@ -26,8 +26,15 @@ def run(command: list[str], cwd: Path = REPO) -> int:
 
 
 def lint() -> tuple[int, int]:
-    code = run([JLPM, "lint:check"])
-    return (1, 0) if code == 0 else (0, 1)
+    """The TypeScript lint (eslint, prettier, stylelint) and the Python one (ruff's checks
+    and its formatting), each one check."""
+    codes = [
+        run([JLPM, "lint:check"]),
+        run([sys.executable, "-m", "ruff", "check", "."]),
+        run([sys.executable, "-m", "ruff", "format", "--check", "."]),
+    ]
+    passed = sum(code == 0 for code in codes)
+    return passed, len(codes) - passed
 
 
 def jest() -> tuple[int, int]:
@@ -66,9 +73,7 @@ def galata() -> tuple[int, int]:
     report = RESULTS / "galata.json"
     report.unlink(missing_ok=True)
     env = dict(os.environ)
-    code = subprocess.call(
-        [JLPM, "playwright", "test"], cwd=str(REPO / "ui-tests"), env=env
-    )
+    code = subprocess.call([JLPM, "playwright", "test"], cwd=str(REPO / "ui-tests"), env=env)
     if not report.exists():
         print("Playwright wrote no report", flush=True)
         return 0, 1

@@ -127,7 +127,12 @@ def cors_rules(origins: list[str]) -> dict[str, Any]:
                 "AllowedOrigins": list(origins),
                 **{
                     name: rule[name]
-                    for name in ("AllowedMethods", "AllowedHeaders", "ExposeHeaders", "MaxAgeSeconds")
+                    for name in (
+                        "AllowedMethods",
+                        "AllowedHeaders",
+                        "ExposeHeaders",
+                        "MaxAgeSeconds",
+                    )
                 },
             }
         ]
@@ -327,7 +332,9 @@ class MotoWritesLikeS3:
                     digest = b""
                 if len(digest) != 16:
                     return self._error(
-                        start_response, "InvalidDigest", "The Content-MD5 you specified was invalid."
+                        start_response,
+                        "InvalidDigest",
+                        "The Content-MD5 you specified was invalid.",
                     )
                 if hashlib.md5(body).digest() != digest:
                     return self._error(
@@ -658,7 +665,9 @@ def main(argv: list[str] | None = None) -> int:
         "default: http://127.0.0.1:8888 and http://localhost:8888)",
     )
     parser.add_argument(
-        "--test-buckets", action="store_true", help="also create nocors, versioned-examples, denied and a public object"
+        "--test-buckets",
+        action="store_true",
+        help="also create nocors, versioned-examples, denied and a public object",
     )
     parser.add_argument(
         "--plain-moto",

@@ -56,7 +56,14 @@ class S3rverFixture:
 def start_s3rver(port: int, origins: list[str], log_path: str | None = None) -> S3rverFixture:
     """Start s3rver on 127.0.0.1:``port`` with CORS rules for ``origins``; wait until it answers."""
     directory = tempfile.mkdtemp(prefix="bookshelf-s3rver-")
-    command = ["node", str(HERE / "s3rver_server.js"), "--port", str(port), "--directory", directory]
+    command = [
+        "node",
+        str(HERE / "s3rver_server.js"),
+        "--port",
+        str(port),
+        "--directory",
+        directory,
+    ]
     for origin in origins:
         command += ["--origin", origin]
     env = dict(os.environ)

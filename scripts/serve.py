@@ -218,6 +218,7 @@ def main() -> int:
 
     base = f"http://127.0.0.1:{args.lab_port}"
     query = f"?token={token}" if token else ""
+    shown_root = root_dir.relative_to(REPO) if root_dir.is_relative_to(REPO) else root_dir
     print(
         "\n".join(
             [
@@ -227,7 +228,7 @@ def main() -> int:
                 f"  Open JupyterLab:  {base}/lab{query}",
                 f"  Try a clone link: {base}/bookshelf/clone?s3_bucket=examples"
                 "&s3_key=reports/2026/q3.ipynb",
-                f"  Files are in {root_dir.relative_to(REPO) if root_dir.is_relative_to(REPO) else root_dir}",
+                f"  Files are in {shown_root}",
                 "  Press Ctrl-C to stop JupyterLab and the S3 server.",
                 "",
             ]

@@ -235,7 +235,7 @@ def test_corrupt_flips_one_byte_and_keeps_the_length(proxy):
     control("POST", proxy, "rules", {"method": "GET", "fault": {"type": "corrupt"}})
     data = request(proxy, "GET", "/bucket/key")[1].read()
     assert len(data) == len(BODY)
-    assert sum(a != b for a, b in zip(data, BODY)) == 1
+    assert sum(a != b for a, b in zip(data, BODY, strict=True)) == 1
 
 
 def test_skip_and_times_and_the_log(proxy):
@@ -243,7 +243,13 @@ def test_skip_and_times_and_the_log(proxy):
         "POST",
         proxy,
         "rules",
-        {"method": "GET", "path": "/bucket/", "skip": 1, "times": 2, "fault": {"type": "status", "status": 500}},
+        {
+            "method": "GET",
+            "path": "/bucket/",
+            "skip": 1,
+            "times": 2,
+            "fault": {"type": "status", "status": 500},
+        },
     )
     statuses = [request(proxy, "GET", "/bucket/key")[1].status for _ in range(4)]
     assert statuses == [200, 500, 500, 200]
@@ -289,7 +295,10 @@ def test_headers_fault_sets_response_headers_and_keeps_the_body(proxy):
         "rules",
         {
             "method": "GET",
-            "fault": {"type": "headers", "set": {"last-modified": old, "Cache-Control": "max-age=60"}},
+            "fault": {
+                "type": "headers",
+                "set": {"last-modified": old, "Cache-Control": "max-age=60"},
+            },
         },
     )["id"]
     _, response = request(proxy, "GET", "/bucket/key")

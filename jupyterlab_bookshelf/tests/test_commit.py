@@ -15,8 +15,6 @@ import json
 import os
 
 import pytest
-from jupyter_server.services.contents.filemanager import AsyncFileContentsManager
-from jupyter_server.services.contents.manager import AsyncContentsManager
 
 from jupyterlab_bookshelf.commit import PARTIAL_SUFFIX
 
@@ -62,7 +60,9 @@ def files(folder) -> list[str]:
 def test_commits_to_the_name_and_answers_the_model(run, post_commit, save, jp_root_dir):
     (jp_root_dir / "work").mkdir()
     run(save("work/" + temporary("q3.ipynb"), b'{"cells": []}'))
-    response = run(post_commit({"path": "work/" + temporary("q3.ipynb"), "target": "work/q3.ipynb"}))
+    response = run(
+        post_commit({"path": "work/" + temporary("q3.ipynb"), "target": "work/q3.ipynb"})
+    )
     assert response.code == 201
     model = json.loads(response.body)
     assert model["path"] == "work/q3.ipynb"
@@ -99,9 +99,7 @@ def test_a_name_with_a_backslash_is_a_name(run, post_commit, save, jp_root_dir):
     assert files(jp_root_dir) == ["a\\b.ipynb"]
 
 
-def test_takes_the_next_free_name_and_keeps_the_file_there(
-    run, post_commit, save, jp_root_dir
-):
+def test_takes_the_next_free_name_and_keeps_the_file_there(run, post_commit, save, jp_root_dir):
     (jp_root_dir / "data.tar.gz").write_bytes(b"already here")
     (jp_root_dir / "data-1.tar.gz").write_bytes(b"and here")
     run(save(temporary("data.tar.gz"), b"new"))
@@ -175,9 +173,7 @@ def test_a_save_of_a_candidate_name_is_never_replaced(run, post_commit, save, jp
     assert [name for name in files(jp_root_dir) if name.endswith(PARTIAL_SUFFIX)] == []
 
 
-def test_asked_again_after_a_lost_answer_gives_the_same_answer(
-    run, post_commit, save, jp_root_dir
-):
+def test_asked_again_after_a_lost_answer_gives_the_same_answer(run, post_commit, save, jp_root_dir):
     run(save(temporary("q3.ipynb"), b"{}"))
     request = {"path": temporary("q3.ipynb"), "target": "q3.ipynb"}
     first = run(post_commit(request))
@@ -216,9 +212,7 @@ def test_asked_again_while_it_runs_gives_the_same_answer(run, post_commit, save,
         ({"path": "missing/" + temporary("q3.ipynb"), "target": "missing/q3.ipynb"}, "target"),
     ],
 )
-def test_refuses_an_invalid_request_with_400(
-    run, post_commit, save, jp_root_dir, body, field
-):
+def test_refuses_an_invalid_request_with_400(run, post_commit, save, jp_root_dir, body, field):
     (jp_root_dir / "work").mkdir()
     run(save(temporary("q3.ipynb"), b"{}"))
     run(save("work/" + temporary("q3.ipynb"), b"{}"))
@@ -283,9 +277,7 @@ def test_a_cookie_without_the_xsrf_token_is_refused(
     # A browser's login: the session cookie, then a POST with it alone, as a
     # page of another site would send it.
     login = run(
-        jp_fetch(
-            "login", headers={"Authorization": ""}, raise_error=False, follow_redirects=False
-        )
+        jp_fetch("login", headers={"Authorization": ""}, raise_error=False, follow_redirects=False)
     )
     cookies = login.headers.get_list("Set-Cookie")
     xsrf = next(cookie.split(";")[0] for cookie in cookies if cookie.startswith("_xsrf="))

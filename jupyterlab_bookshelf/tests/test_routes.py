@@ -8,6 +8,7 @@ server never answers.
 
 import json
 import logging
+
 import pytest
 
 import jupyterlab_bookshelf
@@ -356,9 +357,7 @@ def test_correct_overrides_report_no_problem(fetch, write_overrides):
 
 
 def test_built_schema_is_found_through_jupyterlab(fetch, lab_dirs):
-    schema = json.loads(
-        (jupyterlab_bookshelf.settings.SOURCE_SCHEMA).read_text(encoding="utf-8")
-    )
+    schema = json.loads((jupyterlab_bookshelf.settings.SOURCE_SCHEMA).read_text(encoding="utf-8"))
     schema["properties"]["region"]["default"] = "built-region-1"
     folder = lab_dirs["labextensions"].joinpath(
         "jupyterlab-bookshelf", "schemas", "jupyterlab-bookshelf"

@@ -12,7 +12,6 @@ from jupyterlab_bookshelf.validation import (
     validate_clone_request,
 )
 
-
 ONLY_BUCKET_CHARACTERS = "a bucket name has only lowercase letters a-z, digits, dots and hyphens"
 NOT_AN_IP_ADDRESS = "a bucket name must not be formatted like an IP address (e.g. 192.168.5.4)"
 
@@ -79,7 +78,10 @@ def test_invalid_buckets(bucket, message):
             "../a.ipynb",
             "a key has no '.' or '..' segment: a browser would resolve it and read another object",
         ),
-        ("a/./b.ipynb", "a key has no '.' or '..' segment: a browser would resolve it and read another object"),
+        (
+            "a/./b.ipynb",
+            "a key has no '.' or '..' segment: a browser would resolve it and read another object",
+        ),
         (
             "config/.env",
             "the object's name '.env' starts with a dot, which Jupyter hides; give a target_path",
