@@ -202,6 +202,7 @@ export class BookshelfModel implements IBookshelf {
       };
       return await cloneObject(deps, request, {
         defaultFolder: options.defaultFolder ?? '',
+        createFolders: options.createFolders,
         maxObjectSizeMB: this._settings.maxObjectSizeMB,
         signal: options.signal,
         onProgress: options.onProgress,

@@ -72,6 +72,12 @@ export interface ITransferProgress {
 export interface ICloneOptions {
   signal?: AbortSignal;
   onProgress?: (progress: ITransferProgress) => void;
+  /**
+   * Create a target folder that does not exist yet, with its parents, as a
+   * link's target_path may name one (removed again if the clone fails).
+   * Default: a missing folder is an error.
+   */
+  createFolders?: boolean;
 }
 
 /**

@@ -149,6 +149,67 @@ describe('cloneObject', () => {
       );
     });
 
+    describe('with createFolders, as a clone from the dialog', () => {
+      it('makes a missing folder and its parents, then saves there', async () => {
+        const model = await clone(
+          { target_path: 'work/new/deeper/' },
+          { createFolders: true }
+        );
+        expect(model.path).toBe('work/new/deeper/q3.ipynb');
+        expect(contents.readText('work/new/deeper/q3.ipynb')).toBe(NOTEBOOK);
+        // Parents first, and only the missing ones.
+        const made = contents.calls
+          .filter(call => call.method === 'save' && call.type === 'directory')
+          .map(call => call.path);
+        expect(made).toEqual(['work/new', 'work/new/deeper']);
+      });
+
+      it('makes the folder of a target file too', async () => {
+        const model = await clone(
+          { target_path: 'shared/mine.ipynb' },
+          { createFolders: true }
+        );
+        expect(model.path).toBe('shared/mine.ipynb');
+      });
+
+      it('creates nothing before the object is downloaded', async () => {
+        const error = await rejection(
+          clone(
+            { s3_key: 'missing.ipynb', target_path: 'new/' },
+            { createFolders: true }
+          )
+        );
+        expect(error.code).toBe('NoSuchKey');
+        expect(contents.has('new')).toBe(false);
+      });
+
+      it('removes the folders it made when the clone fails, and keeps the others', async () => {
+        store.addObject('shared', 'bad.ipynb', 'not a notebook');
+        const error = await rejection(
+          clone(
+            { s3_key: 'bad.ipynb', target_path: 'work/new/deeper/' },
+            { createFolders: true }
+          )
+        );
+        expect(error.code).toBe('NotANotebook');
+        expect(contents.has('work/new')).toBe(false);
+        expect(contents.has('work')).toBe(true);
+        expect(contents.files()).toEqual([]);
+      });
+
+      it('refuses a file on the way', async () => {
+        contents.addFile('notes.txt', 'x');
+        const error = await rejection(
+          clone({ target_path: 'notes.txt/sub/' }, { createFolders: true })
+        );
+        expect(error.code).toBe('InvalidRequest');
+        expect(error.message).toBe(
+          "target_path: the path 'notes.txt' is a file, not a folder; choose a folder."
+        );
+        expect(contents.readText('notes.txt')).toBe('x');
+      });
+    });
+
     it('naming a folder does not let a hidden object name through', async () => {
       store.addObject('shared', 'config/.env', 'A=1');
       const error = await rejection(

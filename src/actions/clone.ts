@@ -84,7 +84,9 @@ export async function runClone(
     const model = await withTransferNotification(
       trans,
       label,
-      (signal, onProgress) => bookshelf.clone(request, { signal, onProgress })
+      // The dialog showed where the file goes: its folder is made if need be.
+      (signal, onProgress) =>
+        bookshelf.clone(request, { signal, onProgress, createFolders: true })
     );
     if (browser) {
       // Not awaited: selecting waits for the file browser's next refresh,

@@ -71,6 +71,14 @@ export interface ICloneObjectOptions {
   chunkSize?: number;
   /** Translates the error messages; default: English. */
   trans?: TranslationBundle;
+  /**
+   * Create the target folder and its missing parents (a link's
+   * target_path may name a folder that does not exist yet, as a teacher's
+   * links do). They are made once the object is downloaded and checked,
+   * and removed again if the clone fails. Default: a missing folder is an
+   * `InvalidRequest`.
+   */
+  createFolders?: boolean;
 }
 
 /**
@@ -101,7 +109,8 @@ export async function cloneObject(
     deps.contents,
     checked,
     options.defaultFolder ?? '',
-    trans
+    trans,
+    !!options.createFolders
   );
   throwIfAborted(signal);
 
@@ -124,7 +133,7 @@ export async function cloneObject(
 async function saveObject(
   deps: ICloneDependencies,
   request: ICloneRequest,
-  target: ICloneTarget,
+  target: ICloneTarget & { missing?: string[] },
   options: ICloneObjectOptions,
   trans: TranslationBundle
 ): Promise<Contents.IModel> {
@@ -149,6 +158,7 @@ async function saveObject(
     object.verify?.();
     throw error;
   }
+  const created = await createFolders(deps.contents, target.missing ?? []);
   try {
     return await writeNewFile(deps.contents, target.folder, target.name, data, {
       signal,
@@ -164,7 +174,50 @@ async function saveObject(
       trans
     });
   } catch (error) {
+    await removeEmptyFolders(deps.contents, created);
     throw asSaveFailed(error, target.folder, trans);
+  }
+}
+
+/**
+ * Create folders, parents first; resolves to those this call created. A
+ * folder another writer made meanwhile is fine (saving a folder that
+ * exists changes nothing).
+ */
+async function createFolders(
+  contents: IContentsWriter,
+  folders: string[]
+): Promise<string[]> {
+  const created: string[] = [];
+  try {
+    for (const folder of folders) {
+      await contents.save(folder, { type: 'directory' });
+      created.push(folder);
+    }
+  } catch (error) {
+    await removeEmptyFolders(contents, created);
+    throw error;
+  }
+  return created;
+}
+
+/**
+ * Remove folders a failed clone created, children first, unless something
+ * was saved in them meanwhile.
+ */
+async function removeEmptyFolders(
+  contents: IContentsWriter,
+  folders: string[]
+): Promise<void> {
+  for (const folder of [...folders].reverse()) {
+    try {
+      const model = await contents.get(folder, { content: true });
+      if (Array.isArray(model.content) && model.content.length === 0) {
+        await contents.delete(folder);
+      }
+    } catch {
+      // Best effort: the clone's own error is what the person needs.
+    }
   }
 }
 
@@ -177,8 +230,9 @@ async function findTarget(
   contents: IContentsWriter,
   request: ICloneRequest,
   defaultFolder: string,
-  trans: TranslationBundle
-): Promise<ICloneTarget> {
+  trans: TranslationBundle,
+  create: boolean
+): Promise<ICloneTarget & { missing?: string[] }> {
   let target = resolveTarget(request, defaultFolder);
   const targetPath = request.target_path;
   if (targetPath && !targetPath.endsWith('/')) {
@@ -206,6 +260,12 @@ async function findTarget(
       folder = await getModel(contents, target.folder);
     } catch (error) {
       throw asSaveFailed(error, target.folder, trans);
+    }
+    if (!folder && create) {
+      return {
+        ...target,
+        missing: await missingFolders(contents, target.folder, trans)
+      };
     }
     // Without a target_path the folder is the caller's default.
     if (!folder) {
@@ -240,6 +300,41 @@ async function findTarget(
     }
   }
   return target;
+}
+
+/**
+ * The folders to create for `folder`, parents first: those from the first
+ * one that does not exist down. A file on the way cannot become a folder.
+ */
+async function missingFolders(
+  contents: IContentsWriter,
+  folder: string,
+  trans: TranslationBundle
+): Promise<string[]> {
+  const parts = folder.split('/');
+  const paths = parts.map((_, index) => parts.slice(0, index + 1).join('/'));
+  for (const [index, path] of paths.entries()) {
+    let model: Contents.IModel | null;
+    try {
+      model = await getModel(contents, path);
+    } catch (error) {
+      throw asSaveFailed(error, path, trans);
+    }
+    if (!model) {
+      return paths.slice(index);
+    }
+    if (model.type !== 'directory') {
+      throw new BookshelfError(
+        'InvalidRequest',
+        trans.__(
+          "target_path: the path '%1' is a file, not a folder; choose a folder.",
+          path
+        ),
+        { field: 'target_path', folder: path }
+      );
+    }
+  }
+  return [];
 }
 
 /**

@@ -120,6 +120,33 @@ test.describe('clone by link', () => {
     expect(await listFolder(page, tmpPath)).toEqual(['intro.ipynb']);
   });
 
+  test("a link's folder that does not exist yet is made by the clone", async ({
+    page,
+    tmpPath
+  }) => {
+    const folder = `${tmpPath}/shared/week 1`;
+    await openInAppLink(
+      page,
+      `s3_bucket=examples&s3_key=intro.ipynb&target_path=${encodeURIComponent(folder + '/')}`
+    );
+    const dialog = page.locator('.jp-Dialog');
+    await expect(dialog).toContainText(
+      `Will be saved as "${folder}/intro.ipynb".`
+    );
+    // Nothing is made before the click.
+    expect(await listFolder(page, tmpPath)).toEqual([]);
+    await dialog.getByRole('button', { name: 'Clone' }).click();
+    await expect(
+      page.locator('.Toastify__toast', {
+        hasText: `Cloned s3://examples/intro.ipynb to ${folder}/intro.ipynb.`
+      })
+    ).toBeVisible();
+    const original = await getObject('examples', 'intro.ipynb');
+    expect(await readFile(page, `${folder}/intro.ipynb`)).toBe(
+      original!.body.toString('utf8')
+    );
+  });
+
   test('a bucket outside allowedBuckets is refused in the dialog', async ({
     page,
     tmpPath
