@@ -113,29 +113,46 @@ function notifyPublished(
   const message = result.version_id
     ? trans.__('Published version %1 to %2.', result.version_id, result.s3_path)
     : trans.__('Published to %1.', result.s3_path);
-  Notification.success(message, {
-    autoClose: false,
-    actions: [
-      {
-        label: trans.__('Copy Link'),
-        caption: trans.__(
-          'Copy a link that opens the clone dialog for this notebook'
-        ),
-        callback: event => {
-          event.preventDefault();
-          Clipboard.copyToSystem(result.clone_url);
-        }
-      },
-      {
-        label: trans.__('Copy S3 Path'),
-        caption: result.s3_path,
-        callback: event => {
-          event.preventDefault();
-          Clipboard.copyToSystem(result.s3_path);
-        }
+  // Each button says when it has copied, as the person cannot see the
+  // clipboard.
+  const actions = (copied: 'link' | 'path' | null): Notification.IAction[] => [
+    {
+      label:
+        copied === 'link' ? trans.__('Link Copied') : trans.__('Copy Link'),
+      caption: trans.__(
+        'Copy a link that opens the clone dialog for this notebook'
+      ),
+      callback: event => {
+        event.preventDefault();
+        Clipboard.copyToSystem(result.clone_url);
+        show('link');
       }
-    ]
+    },
+    {
+      label:
+        copied === 'path'
+          ? trans.__('S3 Path Copied')
+          : trans.__('Copy S3 Path'),
+      caption: result.s3_path,
+      callback: event => {
+        event.preventDefault();
+        Clipboard.copyToSystem(result.s3_path);
+        show('path');
+      }
+    }
+  ];
+  const id = Notification.success(message, {
+    autoClose: false,
+    actions: actions(null)
   });
+  const show = (copied: 'link' | 'path') =>
+    Notification.update({
+      id,
+      message,
+      type: 'success',
+      autoClose: false,
+      actions: actions(copied)
+    });
 }
 
 /**

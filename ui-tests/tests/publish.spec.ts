@@ -79,6 +79,10 @@ test.describe('publish from the file browser', () => {
     await expect(toast).toContainText(`Published version ${stored!.versionId}`);
 
     await toast.getByRole('button', { name: 'Copy Link' }).click();
+    // The button says it copied, as the clipboard cannot be seen.
+    await expect(
+      toast.getByRole('button', { name: 'Link Copied' })
+    ).toBeVisible();
     const link = await page.evaluate(() => navigator.clipboard.readText());
     expect(link).toBe(
       `${baseURL}/bookshelf/clone?s3_bucket=published&s3_key=${encodeURIComponent(path)}&s3_version_id=${encodeURIComponent(stored!.versionId!)}`
