@@ -57,9 +57,11 @@ export const publishPlugin: JupyterFrontEndPlugin<void> = {
         return args.path;
       }
       if (args.fromFileBrowser && browser) {
-        const selected = browser.selectedItems().next();
-        const item = selected && !selected.done ? selected.value : null;
-        return item && item.type === 'notebook' ? item.path : null;
+        // One notebook at a time: never silently the first of several.
+        const selected = [...browser.selectedItems()];
+        return selected.length === 1 && selected[0].type === 'notebook'
+          ? selected[0].path
+          : null;
       }
       const current = notebooks?.currentWidget;
       return current ? current.context.path : null;
@@ -68,7 +70,9 @@ export const publishPlugin: JupyterFrontEndPlugin<void> = {
     app.commands.addCommand(CommandIDs.publish, {
       label: args =>
         args.fromFileBrowser
-          ? trans.__('Publish')
+          ? browser && [...browser.selectedItems()].length > 1
+            ? trans.__('Publish (one notebook at a time)')
+            : trans.__('Publish')
           : trans.__('Publish Notebook…'),
       caption: trans.__(
         'Put the notebook in the publish bucket and get a link to share'

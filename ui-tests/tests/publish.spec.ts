@@ -179,6 +179,22 @@ test.describe('publish from the file browser', () => {
     await expect(
       page.getByRole('menuitem', { name: 'Publish', exact: true })
     ).toHaveCount(1);
+    await page.keyboard.press('Escape');
+
+    // Two notebooks selected: offered for one at a time, never the first.
+    await addNotebook(page, `${tmpPath}/other.ipynb`);
+    await page.locator('.jp-DirListing-item', { hasText: 'nb.ipynb' }).click();
+    await page
+      .locator('.jp-DirListing-item', { hasText: 'other.ipynb' })
+      .click({ modifiers: ['Shift'] });
+    await page
+      .locator('.jp-DirListing-item', { hasText: 'other.ipynb' })
+      .click({ button: 'right' });
+    const item = page.getByRole('menuitem', {
+      name: 'Publish (one notebook at a time)'
+    });
+    await expect(item).toHaveCount(1);
+    await expect(item).toHaveAttribute('aria-disabled', 'true');
   });
 
   test('unsaved changes offer three choices; save and publish', async ({
