@@ -189,11 +189,14 @@ class PublishDialogBody
               '.jp-Dialog-button.jp-mod-accept'
             );
           if (accept) {
+            const replace =
+              !!choice?.overwrite && this._props.policy !== 'never';
             accept.disabled = choice === null;
-            accept.textContent =
-              choice?.overwrite && this._props.policy !== 'never'
-                ? this._props.trans.__('Replace')
-                : this._props.trans.__('Publish');
+            accept.textContent = replace
+              ? this._props.trans.__('Replace')
+              : this._props.trans.__('Publish');
+            // JupyterLab's style for an action that replaces something.
+            accept.classList.toggle('jp-mod-warn', replace);
           }
         }}
       />

@@ -120,7 +120,10 @@ test.describe('publish from the file browser', () => {
     await expect(
       dialog.locator('.jp-Bookshelf-publish-status[data-state="exists"]')
     ).toContainText('replaces that version');
-    await dialog.getByRole('button', { name: 'Replace' }).click();
+    // Styled as JupyterLab styles an action that replaces something.
+    const replace = dialog.getByRole('button', { name: 'Replace' });
+    await expect(replace).toHaveClass(/jp-mod-warn/);
+    await replace.click();
     await expect(
       page.locator('.Toastify__toast', { hasText: 'Published version' })
     ).toBeVisible({ timeout: 30000 });
