@@ -240,7 +240,7 @@ def overrides_file_problems(app_settings_dir: str, schema_path: str) -> tuple[st
                         f"in {shown}, {problem}: JupyterLab ignores it"
                         for problem in _unknown_names(section, schema)
                     ]
-            elif plugin_id.startswith(EXTENSION_NAME) and plugin_id not in _plugin_ids():
+            elif plugin_id.startswith(EXTENSION_NAME) and plugin_id not in _plugin_ids(schema_path):
                 problems.append(
                     f"in {shown}, '{plugin_id}' is not a Bookshelf plugin "
                     f"(the settings are under '{SCHEMA_NAME}'): JupyterLab ignores it"
@@ -248,11 +248,10 @@ def overrides_file_problems(app_settings_dir: str, schema_path: str) -> tuple[st
     return tuple(problems)
 
 
-def _plugin_ids() -> set[str]:
-    """The plugin ids of this extension that have settings: one schema file each."""
-    folder = SOURCE_SCHEMA.parent if SOURCE_SCHEMA else None
-    names = [path.stem for path in folder.glob("*.json")] if folder else [PLUGIN_NAME, "publish"]
-    return {f"{EXTENSION_NAME}:{name}" for name in names}
+def _plugin_ids(schema_path: str) -> set[str]:
+    """The plugin ids of this extension that have settings: one schema file each, beside the
+    core schema (the source checkout's ``schema/`` or the built extension's schemas folder)."""
+    return {f"{EXTENSION_NAME}:{path.stem}" for path in Path(schema_path).parent.glob("*.json")}
 
 
 @functools.lru_cache(maxsize=1)

@@ -349,6 +349,22 @@ def test_a_misspelt_plugin_id_in_overrides_is_named(fetch, lab_dirs):
     ) in problem
 
 
+def test_overrides_of_every_plugin_of_a_built_extension_are_known(fetch, lab_dirs):
+    # Installed, the schemas are the built extension's: every plugin's counts.
+    source = jupyterlab_bookshelf.settings.SOURCE_SCHEMA.parent
+    folder = lab_dirs["labextensions"].joinpath(
+        "jupyterlab-bookshelf", "schemas", "jupyterlab-bookshelf"
+    )
+    folder.mkdir(parents=True)
+    for schema in source.glob("*.json"):
+        (folder / schema.name).write_text(schema.read_text(encoding="utf-8"), encoding="utf-8")
+    (lab_dirs["app_settings"] / "overrides.json").write_text(
+        json.dumps({"jupyterlab-bookshelf:clone": {}, "jupyterlab-bookshelf:publish": {}}),
+        encoding="utf-8",
+    )
+    assert get_info(fetch)["settings_files_problems"] == []
+
+
 def test_correct_overrides_report_no_problem(fetch, write_overrides):
     write_overrides({"publishBucket": "team", "credentials": {"mode": "session"}})
     info = get_info(fetch)

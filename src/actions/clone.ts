@@ -13,6 +13,7 @@ import type { Contents } from '@jupyterlab/services';
 import type { TranslationBundle } from '@jupyterlab/translation';
 import type { ReadonlyPartialJSONObject } from '@lumino/coreutils';
 
+import { sizeLimitBytes } from '../clone/content';
 import { candidateNames } from '../clone/naming';
 import {
   keyBaseName,
@@ -25,8 +26,6 @@ import type { IBookshelf, ICloneRequest } from '../tokens';
 import { showCloneDialog } from '../widgets/CloneDialog';
 import { notifyError } from '../widgets/errorNotification';
 import { withTransferNotification } from '../widgets/transferNotification';
-
-const BYTES_PER_MB = 1024 * 1024;
 
 /**
  * What the clone actions work with.
@@ -97,7 +96,7 @@ export async function runClone(
     // Opening a very large notebook keeps the tab busy for long: ask first.
     const large =
       typeof model.size === 'number' &&
-      model.size > openAfterCloneMaxMB * BYTES_PER_MB;
+      model.size > sizeLimitBytes(openAfterCloneMaxMB);
     if (openAfterClone && !large) {
       await app.commands.execute('docmanager:open', { path: model.path });
     }
