@@ -7,7 +7,7 @@ import { publishPlugin } from './plugins/publish';
 import { settingsFormPlugin } from './plugins/settingsForm';
 
 export * from './tokens';
-export { CommandIDs } from './commands';
+export { CommandIDs } from './plugins/commands';
 
 const plugins: JupyterFrontEndPlugin<any>[] = [
   corePlugin,

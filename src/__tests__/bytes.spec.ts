@@ -1,4 +1,4 @@
-import { ByteCollector } from '../bytes';
+import { ByteCollector } from '../transfer/bytes';
 
 const pieces = [
   new Uint8Array([1, 2, 3]),

@@ -6,7 +6,7 @@ import {
   sizeLimitBytes,
   utf8Text
 } from '../clone/content';
-import { BookshelfError } from '../errors';
+import { BookshelfError } from '../errors/errors';
 import { bytesEqual, notebookText, randomBytes, utf8 } from './fakes/bytes';
 
 /** Classify as a clone does, with the notebook check it runs later. */

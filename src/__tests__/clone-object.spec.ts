@@ -6,7 +6,7 @@ import {
 } from '../clone/clone';
 import { MemoryFolderLocks } from '../clone/locks';
 import { PARTIAL_SUFFIX } from '../clone/writer';
-import { BookshelfError } from '../errors';
+import { BookshelfError } from '../errors/errors';
 import type { IObjectStore } from '../s3/types';
 import type { ICloneRequest } from '../tokens';
 import { bytesEqual, notebookText, randomBytes, utf8 } from './fakes/bytes';

@@ -1,4 +1,4 @@
-import { BookshelfError } from '../errors';
+import { BookshelfError } from '../errors/errors';
 import {
   checkCloneRequest,
   cloneLinkQuery,

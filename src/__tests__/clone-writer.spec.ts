@@ -15,7 +15,7 @@ import {
   textChunks,
   writeNewFile
 } from '../clone/writer';
-import { BookshelfError } from '../errors';
+import { BookshelfError } from '../errors/errors';
 import { bytesEqual, notebookText, randomBytes, utf8 } from './fakes/bytes';
 import {
   delay,

@@ -6,9 +6,9 @@
 import { ServerConnection } from '@jupyterlab/services';
 import { nullTranslator } from '@jupyterlab/translation';
 
-import { BookshelfError } from '../errors';
-import { describeError } from '../messages';
-import { BookshelfModel } from '../model';
+import { BookshelfError } from '../errors/errors';
+import { describeError } from '../errors/messages';
+import { BookshelfModel } from '../service/model';
 import {
   ConditionalWritesMemory,
   PROBE_KEY_STEM,
@@ -17,7 +17,7 @@ import {
 } from '../publish/conditional';
 import { publishNotebook, type IPublishDeps } from '../publish/publish';
 import { CredentialsProvider } from '../s3/credentials';
-import { DEFAULT_SETTINGS, parseSettings } from '../settings';
+import { DEFAULT_SETTINGS, parseSettings } from '../settings/checks';
 import type { IBookshelfSettings, OverwritePolicy } from '../tokens';
 import { notebookText } from './fakes/bytes';
 import { FakeContentsManager } from './fakes/contents';

@@ -5,7 +5,7 @@ import {
   SDK_HEADERS
 } from '../s3/cors';
 import { policyDenies } from '../s3/policy';
-import { corsRule } from '../messages';
+import { corsRule } from '../errors/messages';
 import { readFileSync } from 'fs';
 import { join } from 'path';
 

@@ -1,10 +1,10 @@
-import { BookshelfError } from '../errors';
+import { BookshelfError } from '../errors/errors';
 import {
   CredentialsProvider,
   ICredentials,
   REFRESH_MARGIN_MS
 } from '../s3/credentials';
-import { parseSettings } from '../settings';
+import { parseSettings } from '../settings/checks';
 import type { CredentialsMode, IBookshelfSettings } from '../tokens';
 
 // Distinctive fake secrets: a test fails if one shows up in an error.

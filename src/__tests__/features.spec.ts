@@ -1,4 +1,4 @@
-import { features, parseSettings } from '../settings';
+import { features, parseSettings } from '../settings/checks';
 import { sharedCases } from './fakes/cases';
 
 /**

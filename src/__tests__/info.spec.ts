@@ -1,9 +1,9 @@
 import { ServerConnection } from '@jupyterlab/services';
 
-import { BookshelfModel } from '../model';
+import { BookshelfModel } from '../service/model';
 import type { ICorsRule } from '../s3/cors';
 import { CredentialsProvider, ICredentials } from '../s3/credentials';
-import { features, parseSettings } from '../settings';
+import { features, parseSettings } from '../settings/checks';
 import type { IBookshelfInfo, IInfoCheck } from '../tokens';
 import { FakeObjectStore } from './fakes/store';
 

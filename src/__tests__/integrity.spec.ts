@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'crypto';
 
-import { BookshelfError } from '../errors';
+import { BookshelfError } from '../errors/errors';
 import { checkDownload, contentMd5, etagMd5 } from '../s3/integrity';
 import { Md5, md5, toBase64, toHex } from '../s3/md5';
 

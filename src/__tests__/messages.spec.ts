@@ -3,8 +3,8 @@ import * as path from 'path';
 
 import type { TranslationBundle } from '@jupyterlab/translation';
 
-import { BookshelfError, BookshelfErrorCode } from '../errors';
-import { corsRule, describeError } from '../messages';
+import { BookshelfError, BookshelfErrorCode } from '../errors/errors';
+import { corsRule, describeError } from '../errors/messages';
 
 const ORIGIN = 'http://127.0.0.1:38888';
 
@@ -213,7 +213,7 @@ const CASES: {
 describe('describeError', () => {
   it('has a case for every error code', () => {
     const source = fs.readFileSync(
-      path.join(__dirname, '..', 'errors.ts'),
+      path.join(__dirname, '..', 'errors', 'errors.ts'),
       'utf8'
     );
     const union = /export type BookshelfErrorCode =([^;]*);/.exec(source)![1];

@@ -1,6 +1,6 @@
 import type { Contents } from '@jupyterlab/services';
 import { readCloneQuery } from '../clone/request';
-import { BookshelfError } from '../errors';
+import { BookshelfError } from '../errors/errors';
 import {
   NOTEBOOK_CONTENT_TYPE,
   publishNotebook,
@@ -10,7 +10,7 @@ import {
 } from '../publish/publish';
 import { md5, toHex } from '../s3/md5';
 import type { IPutObjectOptions } from '../s3/types';
-import { DEFAULT_SETTINGS } from '../settings';
+import { DEFAULT_SETTINGS } from '../settings/checks';
 import type {
   IBookshelfSettings,
   IPublishResult,

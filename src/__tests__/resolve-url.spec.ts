@@ -1,5 +1,5 @@
-import { BookshelfError } from '../errors';
-import { resolveServerUrl } from '../backend';
+import { BookshelfError } from '../errors/errors';
+import { resolveServerUrl } from '../service/backend';
 
 const BASE = 'http://127.0.0.1:8888/jupyter/';
 

@@ -9,7 +9,7 @@
 import { createHash, webcrypto } from 'crypto';
 import { ReadableStream as NodeReadableStream } from 'stream/web';
 
-import { BookshelfError } from '../errors';
+import { BookshelfError } from '../errors/errors';
 import { createObjectStore } from '../s3/client';
 import { DOWNLOAD_ATTEMPTS, UPLOAD_ATTEMPTS } from '../s3/retry';
 import type { IObjectStore } from '../s3/types';

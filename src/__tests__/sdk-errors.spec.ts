@@ -9,7 +9,7 @@
  */
 import { Readable } from 'stream';
 
-import { BookshelfError } from '../errors';
+import { BookshelfError } from '../errors/errors';
 import { createObjectStore } from '../s3/client';
 import type { ICredentials } from '../s3/credentials';
 

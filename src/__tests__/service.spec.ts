@@ -1,7 +1,7 @@
-import { BookshelfModel } from '../model';
+import { BookshelfModel } from '../service/model';
 import { CredentialsProvider } from '../s3/credentials';
-import { BookshelfService, type IBookshelfBackend } from '../service';
-import { DEFAULT_SETTINGS } from '../settings';
+import { BookshelfService, type IBookshelfBackend } from '../service/service';
+import { DEFAULT_SETTINGS } from '../settings/checks';
 import type { IBookshelfSettings } from '../tokens';
 
 /**

@@ -8,8 +8,8 @@ import {
   displayUrl,
   parseSettings,
   publicSettings
-} from '../settings';
-import { VERSION } from '../version';
+} from '../settings/checks';
+import { VERSION } from '../package';
 
 const schema = JSON.parse(
   fs.readFileSync(

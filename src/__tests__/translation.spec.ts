@@ -19,15 +19,15 @@ import {
   validateCloneRequest
 } from '../clone/request';
 import { asSaveFailed, writeNewFile } from '../clone/writer';
-import { BookshelfError } from '../errors';
-import { describeError } from '../messages';
+import { BookshelfError } from '../errors/errors';
+import { describeError } from '../errors/messages';
 import {
   checkPublishBucket,
   checkPublishDestination
 } from '../publish/destination';
 import { decideOverwrite } from '../publish/overwrite';
 import { publishNotebook, readPublishTarget } from '../publish/publish';
-import { DEFAULT_SETTINGS } from '../settings';
+import { DEFAULT_SETTINGS } from '../settings/checks';
 import type { IBookshelfSettings } from '../tokens';
 import { utf8 } from './fakes/bytes';
 import { FakeContentsManager, responseError } from './fakes/contents';

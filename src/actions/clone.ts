@@ -20,8 +20,8 @@ import {
   readCloneQuery,
   validateCloneRequest
 } from '../clone/request';
-import { CommandIDs } from '../commands';
-import { isCancelled } from '../errors';
+import { CommandIDs } from '../plugins/commands';
+import { isCancelled } from '../errors/errors';
 import type { IBookshelf, ICloneRequest } from '../tokens';
 import { showCloneDialog } from '../widgets/CloneDialog';
 import { notifyError } from '../widgets/errorNotification';

@@ -12,7 +12,7 @@ import {
 import type { IDocumentManager } from '@jupyterlab/docmanager';
 import type { TranslationBundle } from '@jupyterlab/translation';
 
-import { BookshelfError, isCancelled } from '../errors';
+import { BookshelfError, isCancelled } from '../errors/errors';
 import type { IBookshelf, IPublishResult } from '../tokens';
 import { showPublishDialog } from '../widgets/PublishDialog';
 import { notifyError } from '../widgets/errorNotification';

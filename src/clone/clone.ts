@@ -7,8 +7,8 @@ import {
   nullTranslator,
   type TranslationBundle
 } from '@jupyterlab/translation';
-import { TRANSLATION_DOMAIN } from '../commands';
-import { BookshelfError, throwIfAborted } from '../errors';
+import { TRANSLATION_DOMAIN } from '../package';
+import { BookshelfError, throwIfAborted } from '../errors/errors';
 import type { ICloneRequest, ITransferProgress } from '../tokens';
 import type { IObjectStore } from '../s3/types';
 import {

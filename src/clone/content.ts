@@ -7,8 +7,8 @@ import {
   type TranslationBundle
 } from '@jupyterlab/translation';
 
-import { TRANSLATION_DOMAIN } from '../commands';
-import { BookshelfError } from '../errors';
+import { TRANSLATION_DOMAIN } from '../package';
+import { BookshelfError } from '../errors/errors';
 
 /**
  * Bytes to write into a file, and how a single save should send them.

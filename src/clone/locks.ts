@@ -8,7 +8,7 @@
  * browser (all its tabs, with Web Locks).
  */
 
-import { BookshelfError } from '../errors';
+import { BookshelfError } from '../errors/errors';
 
 /**
  * Runs tasks one at a time per folder.

@@ -10,8 +10,8 @@ import {
   type TranslationBundle
 } from '@jupyterlab/translation';
 
-import { TRANSLATION_DOMAIN } from '../commands';
-import { BookshelfError } from '../errors';
+import { TRANSLATION_DOMAIN } from '../package';
+import { BookshelfError } from '../errors/errors';
 import type { ICloneRequest } from '../tokens';
 
 /**

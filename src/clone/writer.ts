@@ -15,8 +15,8 @@ import {
   nullTranslator,
   type TranslationBundle
 } from '@jupyterlab/translation';
-import { TRANSLATION_DOMAIN } from '../commands';
-import { BookshelfError, throwIfAborted } from '../errors';
+import { TRANSLATION_DOMAIN } from '../package';
+import { BookshelfError, throwIfAborted } from '../errors/errors';
 import type { ITransferProgress } from '../tokens';
 import type { ICommitter } from './committer';
 import { bytesToBase64, decodeUtf8, type IFileData } from './content';

@@ -9,7 +9,8 @@ import { ITranslator, nullTranslator } from '@jupyterlab/translation';
 import { downloadIcon } from '@jupyterlab/ui-components';
 
 import type { ICloneContext } from '../actions/clone';
-import { CommandIDs, PALETTE_CATEGORY, TRANSLATION_DOMAIN } from '../commands';
+import { CommandIDs, PALETTE_CATEGORY } from './commands';
+import { TRANSLATION_DOMAIN } from '../package';
 import { IBookshelf, PACKAGE_NAME } from '../tokens';
 
 /**

@@ -6,13 +6,13 @@ import { ICommandPalette, Notification } from '@jupyterlab/apputils';
 import { ISettingRegistry } from '@jupyterlab/settingregistry';
 import { ITranslator, nullTranslator } from '@jupyterlab/translation';
 
-import { CommandIDs, PALETTE_CATEGORY, TRANSLATION_DOMAIN } from '../commands';
+import { CommandIDs, PALETTE_CATEGORY } from './commands';
+import { TRANSLATION_DOMAIN, VERSION } from '../package';
 // The service is provided at activation: these load with the plugin. They
 // are small; the model behind the service loads on first use.
-import { BookshelfService } from '../service';
-import { parseSettings } from '../settings-parse';
+import { BookshelfService } from '../service/service';
+import { parseSettings } from '../settings/parse';
 import { CORE_PLUGIN_ID, IBookshelf } from '../tokens';
-import { VERSION } from '../version';
 
 /**
  * Loads the settings and provides the Bookshelf service.
@@ -33,7 +33,7 @@ export const corePlugin: JupyterFrontEndPlugin<IBookshelf> = {
   ): Promise<IBookshelf> => {
     const trans = (translator ?? nullTranslator).load(TRANSLATION_DOMAIN);
     const service = new BookshelfService(async () =>
-      (await import('../backend')).createModel({
+      (await import('../service/backend')).createModel({
         contents: app.serviceManager.contents,
         serverSettings: app.serviceManager.serverSettings,
         version: VERSION,

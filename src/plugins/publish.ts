@@ -10,7 +10,8 @@ import { ITranslator, nullTranslator } from '@jupyterlab/translation';
 import { fileUploadIcon } from '@jupyterlab/ui-components';
 
 import type { IPublishContext } from '../actions/publish';
-import { CommandIDs, PALETTE_CATEGORY, TRANSLATION_DOMAIN } from '../commands';
+import { CommandIDs, PALETTE_CATEGORY } from './commands';
+import { TRANSLATION_DOMAIN } from '../package';
 import { IBookshelf, PACKAGE_NAME } from '../tokens';
 
 /**

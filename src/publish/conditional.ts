@@ -11,8 +11,8 @@ import {
   type TranslationBundle
 } from '@jupyterlab/translation';
 
-import { TRANSLATION_DOMAIN } from '../commands';
-import { BookshelfError } from '../errors';
+import { TRANSLATION_DOMAIN } from '../package';
+import { BookshelfError } from '../errors/errors';
 import { toHex } from '../s3/md5';
 import type { IObjectStore } from '../s3/types';
 import type { OverwritePolicy } from '../tokens';

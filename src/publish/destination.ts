@@ -15,7 +15,7 @@ import {
   cloneLinkQuery,
   keyBaseName
 } from '../clone/request';
-import { TRANSLATION_DOMAIN } from '../commands';
+import { TRANSLATION_DOMAIN } from '../package';
 import type { ICloneRequest } from '../tokens';
 
 /**

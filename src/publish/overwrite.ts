@@ -8,7 +8,7 @@ import {
   type TranslationBundle
 } from '@jupyterlab/translation';
 
-import { TRANSLATION_DOMAIN } from '../commands';
+import { TRANSLATION_DOMAIN } from '../package';
 import type { OverwritePolicy } from '../tokens';
 
 /**

@@ -9,8 +9,8 @@ import {
 } from '@jupyterlab/translation';
 import { checkNotebook } from '../clone/content';
 import { hasResponseStatus } from '../clone/writer';
-import { TRANSLATION_DOMAIN } from '../commands';
-import { BookshelfError, throwIfAborted } from '../errors';
+import { TRANSLATION_DOMAIN } from '../package';
+import { BookshelfError, throwIfAborted } from '../errors/errors';
 import { etagMd5, sha256Digest } from '../s3/integrity';
 import { Md5, md5, toHex } from '../s3/md5';
 import type { IObjectHead, IObjectStore, IPutObjectResult } from '../s3/types';

@@ -15,8 +15,8 @@ import {
   S3Client
 } from '@aws-sdk/client-s3';
 
-import { ByteCollector } from '../bytes';
-import { BookshelfError, throwIfAborted } from '../errors';
+import { ByteCollector } from '../transfer/bytes';
+import { BookshelfError, throwIfAborted } from '../errors/errors';
 import { toBookshelfError } from './diagnosis';
 import { checkDownload, contentMd5, etagMd5, sha256Digest } from './integrity';
 import { Md5, toHex } from './md5';

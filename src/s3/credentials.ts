@@ -4,8 +4,8 @@
  * error names the credentials URL without its query, fragment, user name or
  * password, and never quotes what the URL answered.
  */
-import { BookshelfError } from '../errors';
-import { displayUrl } from '../settings';
+import { BookshelfError } from '../errors/errors';
+import { displayUrl } from '../settings/checks';
 import type { IBookshelfSettings } from '../tokens';
 
 /**

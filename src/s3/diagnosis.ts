@@ -2,8 +2,8 @@
  * Turns what the S3 SDK and the browser throw into BookshelfErrors with a
  * cause. No SDK import: the SDK's errors are recognised by name and status.
  */
-import { BookshelfError } from '../errors';
-import { displayUrl } from '../settings';
+import { BookshelfError } from '../errors/errors';
+import { displayUrl } from '../settings/checks';
 
 /**
  * What was being accessed, for the message.
@@ -75,7 +75,7 @@ const ERROR_NAMES: { [name: string]: BookshelfError['code'] } = {
 
 /**
  * Map an SDK or fetch error to a BookshelfError. The message is English for
- * logs and API callers; `describeError` (src/messages.ts) gives the
+ * logs and API callers; `describeError` (src/errors/messages.ts) gives the
  * translated text from the code and the detail.
  */
 export function toBookshelfError(

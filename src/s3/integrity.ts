@@ -7,7 +7,7 @@
  * a customer key. An upload carries `Content-MD5`, so that the server
  * refuses a body damaged on the way instead of storing it.
  */
-import { BookshelfError } from '../errors';
+import { BookshelfError } from '../errors/errors';
 import { md5, toBase64, toHex } from './md5';
 
 /**

@@ -3,7 +3,7 @@
  * SDK import: the clone, which checks a download's checksum while its save
  * is in flight, retries with the same loop.
  */
-import { BookshelfError } from '../errors';
+import { BookshelfError } from '../errors/errors';
 
 /**
  * How many times a download is tried when its body is cut off or damaged

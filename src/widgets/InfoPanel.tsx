@@ -5,8 +5,8 @@ import * as React from 'react';
 
 import '../../style/widgets.css';
 
-import { describeError } from '../messages';
-import { publicSettings } from '../settings';
+import { describeError } from '../errors/messages';
+import { publicSettings } from '../settings/checks';
 import type { IBookshelf, IBookshelfInfo, IInfoCheck } from '../tokens';
 
 /**

@@ -4,7 +4,7 @@ import * as React from 'react';
 
 import '../../style/widgets.css';
 
-import { describeError } from '../messages';
+import { describeError } from '../errors/messages';
 import type { IPublishTargetInfo, OverwritePolicy } from '../tokens';
 
 /**

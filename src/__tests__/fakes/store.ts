@@ -11,7 +11,7 @@
  */
 
 import { createHash } from 'crypto';
-import { BookshelfError } from '../../errors';
+import { BookshelfError } from '../../errors/errors';
 import type { IConditionalWrites } from '../../publish/conditional';
 import type { ICorsRule } from '../../s3/cors';
 import { toBookshelfError } from '../../s3/diagnosis';

@@ -6,7 +6,7 @@
 import type { TranslationBundle } from '@jupyterlab/translation';
 
 import { BookshelfError } from './errors';
-import { REQUIRED_CORS_RULE } from './s3/cors';
+import { REQUIRED_CORS_RULE } from '../s3/cors';
 
 /**
  * A translated explanation of an error.

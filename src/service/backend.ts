@@ -6,10 +6,10 @@ import { URLExt } from '@jupyterlab/coreutils';
 import { Contents, ServerConnection } from '@jupyterlab/services';
 import type { TranslationBundle } from '@jupyterlab/translation';
 
-import { BookshelfError } from './errors';
+import { BookshelfError } from '../errors/errors';
 import { BookshelfModel } from './model';
-import { CredentialsProvider } from './s3/credentials';
-import { displayUrl } from './settings';
+import { CredentialsProvider } from '../s3/credentials';
+import { displayUrl } from '../settings/checks';
 
 /**
  * What the model is made of.
@@ -30,7 +30,7 @@ export function createModel(options: IBackendOptions): BookshelfModel {
   const credentials = new CredentialsProvider({
     // The dialog's code loads when it is first needed.
     prompt: async () =>
-      (await import('./widgets/CredentialsDialog')).askForCredentials(trans),
+      (await import('../widgets/CredentialsDialog')).askForCredentials(trans),
     // Same-origin credentials URL: relative ones are below the base URL,
     // and the request carries the user's Jupyter authentication.
     fetch: url =>

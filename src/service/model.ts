@@ -8,22 +8,22 @@ import { Contents, ServerConnection } from '@jupyterlab/services';
 import { nullTranslator, TranslationBundle } from '@jupyterlab/translation';
 import { ISignal, Signal } from '@lumino/signaling';
 
-import { ByteCollector } from './bytes';
-import type { ICloneDependencies } from './clone/clone';
-import { TRANSLATION_DOMAIN } from './commands';
-import { BookshelfError } from './errors';
+import { ByteCollector } from '../transfer/bytes';
+import type { ICloneDependencies } from '../clone/clone';
+import { TRANSLATION_DOMAIN } from '../package';
+import { BookshelfError } from '../errors/errors';
 import {
   ConditionalWritesMemory,
   type IConditionalWrites,
   probeConditionalWrites
-} from './publish/conditional';
-import { requestAPI } from './request';
-import type { IObjectStoreConfig } from './s3/client';
-import { CredentialsProvider, ICredentialsRequest } from './s3/credentials';
-import { diagnoseNetworkFailure, toBookshelfError } from './s3/diagnosis';
-import { loadObjectStore } from './s3/loader';
-import type { IObjectStore } from './s3/types';
-import { checkSettings, DEFAULT_SETTINGS, features } from './settings';
+} from '../publish/conditional';
+import { requestAPI } from './serverApi';
+import type { IObjectStoreConfig } from '../s3/client';
+import { CredentialsProvider, ICredentialsRequest } from '../s3/credentials';
+import { diagnoseNetworkFailure, toBookshelfError } from '../s3/diagnosis';
+import { loadObjectStore } from '../s3/loader';
+import type { IObjectStore } from '../s3/types';
+import { checkSettings, DEFAULT_SETTINGS, features } from '../settings/checks';
 import {
   IBookshelf,
   IBookshelfInfo,
@@ -34,7 +34,7 @@ import {
   IPublishOptions,
   IPublishResult,
   IPublishTargetInfo
-} from './tokens';
+} from '../tokens';
 
 /**
  * A response's body in one buffer, handing each piece to `onChunk` as it
@@ -190,7 +190,7 @@ export class BookshelfModel implements IBookshelf {
     this._refuseInvalidSettings();
     // The clone code loads on first use, not at start-up, alongside the
     // S3 SDK rather than after it.
-    const cloneCode = import('./clone/clone');
+    const cloneCode = import('../clone/clone');
     cloneCode.catch(() => undefined); // awaited below
     const store = await this.objectStore();
     try {
@@ -273,7 +273,7 @@ export class BookshelfModel implements IBookshelf {
     // The publish code and the S3 SDK load side by side on first use.
     const store = this.objectStore();
     store.catch(() => undefined); // awaited below
-    const { readPublishTarget } = await import('./publish/publish');
+    const { readPublishTarget } = await import('../publish/publish');
     try {
       return await readPublishTarget(
         { store: await store },
@@ -297,7 +297,7 @@ export class BookshelfModel implements IBookshelf {
     // S3 SDK rather than before it.
     const store = this.objectStore();
     store.catch(() => undefined); // awaited below
-    const { publishNotebook } = await import('./publish/publish');
+    const { publishNotebook } = await import('../publish/publish');
     const settings = this._settings;
     const baseUrl = new URL(
       this._options.serverSettings.baseUrl,
@@ -337,7 +337,7 @@ export class BookshelfModel implements IBookshelf {
       return info;
     }
     // The checks' code loads when they first run.
-    const { LiveChecks } = await import('./info');
+    const { LiveChecks } = await import('../info/liveChecks');
     const checks = new LiveChecks(this, settings, this._trans, {
       origin: this._origin,
       fetch: this._options.fetch,

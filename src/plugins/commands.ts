@@ -14,8 +14,3 @@ export namespace CommandIDs {
  * The palette category of the commands.
  */
 export const PALETTE_CATEGORY = 'Bookshelf';
-
-/**
- * The translation domain of the extension.
- */
-export const TRANSLATION_DOMAIN = 'jupyterlab_bookshelf';

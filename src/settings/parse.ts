@@ -1,12 +1,12 @@
 /**
  * Parsing of the Bookshelf settings (schema/core.json): the part the
- * plugins need at start-up, kept apart from the checks in `./settings.ts`.
+ * plugins need at start-up, kept apart from the checks in `./checks.ts`.
  */
 import type {
   CredentialsMode,
   IBookshelfSettings,
   OverwritePolicy
-} from './tokens';
+} from '../tokens';
 
 const CREDENTIALS_MODES: CredentialsMode[] = [
   'anonymous',

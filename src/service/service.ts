@@ -7,7 +7,7 @@ import { ISignal, Signal } from '@lumino/signaling';
 import type { Contents } from '@jupyterlab/services';
 
 import type { BookshelfModel } from './model';
-import { DEFAULT_SETTINGS } from './settings-parse';
+import { DEFAULT_SETTINGS } from '../settings/parse';
 import type {
   IBookshelf,
   IBookshelfInfo,
@@ -18,7 +18,7 @@ import type {
   IPublishOptions,
   IPublishResult,
   IPublishTargetInfo
-} from './tokens';
+} from '../tokens';
 
 /**
  * The operations of the model that the service hands on.

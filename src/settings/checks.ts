@@ -4,12 +4,12 @@
  */
 import { nullTranslator, TranslationBundle } from '@jupyterlab/translation';
 
-import { checkBucket } from './clone/request';
-import { TRANSLATION_DOMAIN } from './commands';
-import { IBookshelfSettings } from './tokens';
+import { checkBucket } from '../clone/request';
+import { TRANSLATION_DOMAIN } from '../package';
+import { IBookshelfSettings } from '../tokens';
 
 // Parsing loads with the plugins; the checks below load on first use.
-export { DEFAULT_SETTINGS, parseSettings } from './settings-parse';
+export { DEFAULT_SETTINGS, parseSettings } from './parse';
 
 /**
  * A problem of the settings, by setting name. The message is translated and

@@ -8,16 +8,20 @@
  */
 import type { TranslationBundle } from '@jupyterlab/translation';
 
-import { BookshelfError } from './errors';
-import type { IConditionalWrites } from './publish/conditional';
-import { corsRule, describeError } from './messages';
-import { checkCorsRules, ICorsVerdict } from './s3/cors';
-import type { ICredentials } from './s3/credentials';
-import { probeReachable } from './s3/diagnosis';
-import { policyDenies, PolicyVerdict } from './s3/policy';
-import type { IObjectStore } from './s3/types';
-import { checkSettings, displayUrl, type ISettingsProblem } from './settings';
-import type { IBookshelfInfo, IBookshelfSettings, IInfoCheck } from './tokens';
+import { BookshelfError } from '../errors/errors';
+import type { IConditionalWrites } from '../publish/conditional';
+import { corsRule, describeError } from '../errors/messages';
+import { checkCorsRules, ICorsVerdict } from '../s3/cors';
+import type { ICredentials } from '../s3/credentials';
+import { probeReachable } from '../s3/diagnosis';
+import { policyDenies, PolicyVerdict } from '../s3/policy';
+import type { IObjectStore } from '../s3/types';
+import {
+  checkSettings,
+  displayUrl,
+  type ISettingsProblem
+} from '../settings/checks';
+import type { IBookshelfInfo, IBookshelfSettings, IInfoCheck } from '../tokens';
 
 /**
  * What the checks need of the model.
