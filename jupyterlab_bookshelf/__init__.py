@@ -9,6 +9,7 @@ except ImportError:
     warnings.warn("Importing 'jupyterlab_bookshelf' outside a proper installation.", stacklevel=2)
     __version__ = "dev"
 from .routes import setup_route_handlers
+from .server_access import Bookshelf
 
 
 def _jupyter_labextension_paths():
@@ -27,6 +28,8 @@ def _load_jupyter_server_extension(server_app):
     server_app: jupyterlab.labapp.LabApp
         JupyterLab application instance
     """
+    # The administrator's options (c.Bookshelf.…), read from the server's configuration.
+    server_app.web_app.settings["bookshelf_config"] = Bookshelf(parent=server_app)
     setup_route_handlers(server_app.web_app)
     name = "jupyterlab_bookshelf"
     server_app.log.info(f"Registered {name} server extension")

@@ -27,6 +27,7 @@ from jupyter_core.utils import ensure_async
 from jupyter_server.services.contents.fileio import FileManagerMixin
 from tornado.web import HTTPError
 
+from .errors import BookshelfError
 from .validation import MAX_NAME_BYTES, check_target_path, utf8_length
 
 #: The suffix of the browser's temporary files (``PARTIAL_SUFFIX`` in
@@ -53,21 +54,12 @@ _NO_HARD_LINKS = {
 }
 
 
-class CommitError(Exception):
-    """A refused commit: an HTTP status and the JSON error the caller gets."""
+class CommitError(BookshelfError):
+    """A refused commit: an HTTP status and the JSON error the caller gets (a
+    ``BookshelfError`` whose status is given where the contents manager chose it)."""
 
     def __init__(self, status: int, code: str, message: str, field: str | None = None):
-        super().__init__(message)
-        self.status = status
-        self.code = code
-        self.message = message
-        self.field = field
-
-    def body(self) -> dict[str, str]:
-        body = {"code": self.code, "message": self.message}
-        if self.field:
-            body["field"] = self.field
-        return body
+        super().__init__(code, message, field, status=status)
 
 
 def increment_name(name: str, n: int) -> str:
@@ -168,7 +160,7 @@ class Committer:
                 return committed
             raise CommitError(
                 404,
-                "NotFound",
+                "ReadFailed",
                 "path: the temporary file does not exist (removed, or committed already).",
                 "path",
             )
@@ -239,7 +231,7 @@ class Committer:
                 continue
             except FileNotFoundError:
                 raise CommitError(
-                    404, "NotFound", "path: the temporary file does not exist.", "path"
+                    404, "ReadFailed", "path: the temporary file does not exist.", "path"
                 ) from None
             except OSError as error:
                 if error.errno == errno.ENAMETOOLONG:

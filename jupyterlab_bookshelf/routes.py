@@ -1,10 +1,10 @@
 """The server shim: Bookshelf's HTTP paths on the Jupyter server's origin.
 
-Clone and publish run in the browser, where the S3 credentials are; this
-module never touches S3 or credentials. It describes the configuration,
-turns clone links into the clone dialog, tells direct API callers where
-the operations really run, and commits the clones' new files atomically
-(``commit.py``).
+By default clone and publish run in the browser, where the S3 credentials are, and this module
+never touches S3: it describes the configuration, turns clone links into the clone dialog,
+tells direct API callers where the operations really run (501), and commits the clones' new
+files atomically (``commit.py``). With server-side mode on (``c.Bookshelf.server_access``), the
+clone and publish paths do the work on the server (``server_access/``).
 """
 
 from __future__ import annotations
@@ -22,7 +22,11 @@ from jupyter_server.base.handlers import APIHandler, JupyterHandler
 from jupyter_server.utils import url_escape, url_path_join
 
 from . import __version__
-from .commit import CommitError, Committer
+from .commit import Committer
+from .errors import BookshelfError, finish_error
+from .server_access import S3Settings
+from .server_access.clone import invalid_request, server_clone
+from .server_access.publish import server_publish
 from .settings import allowed_buckets, effective_settings, features, settings_paths
 from .validation import (
     bucket_allowed,
@@ -56,6 +60,22 @@ class _BookshelfMixin:
     def bookshelf_settings(self) -> tuple[dict[str, Any], list[str]]:
         return effective_settings(settings_paths(self.settings["serverapp"]))
 
+    def server_access(self) -> bool:
+        """Whether the administrator turned server-side mode on."""
+        config = self.settings.get("bookshelf_config")
+        return bool(config is not None and config.server_access)
+
+    def s3_settings(self) -> S3Settings:
+        settings, _ = self.bookshelf_settings()
+        return S3Settings.from_settings(settings)
+
+    def committer(self) -> Committer:
+        """The server's one committer: all commits of new files take it."""
+        committer = self.settings.get("bookshelf_committer")
+        if committer is None:
+            committer = self.settings["bookshelf_committer"] = Committer(self.contents_manager)
+        return committer
+
 
 class InfoHandler(_BookshelfMixin, APIHandler):
     """GET /api/bookshelf: the release and the features of the configuration."""
@@ -70,6 +90,8 @@ class InfoHandler(_BookshelfMixin, APIHandler):
                     "features": features(settings, problems),
                     # The page's own settings check cannot see the files.
                     "settings_files_problems": problems,
+                    # Whether POST clone and PUT published work over HTTP (else 501).
+                    "server_access": self.server_access(),
                 }
             )
         )
@@ -139,42 +161,66 @@ class CloneLandingHandler(_BookshelfMixin, JupyterHandler):
         self.finish(page)
 
 
-class _CloneRequestMixin:
-    """POST of a clone request: answered with where the clone really runs."""
+class _CloneRequestMixin(_BookshelfMixin):
+    """POST of a clone request: cloned by the server in server-side mode, else answered
+    with where the clone really runs (501)."""
 
-    def clone_answer(self: Any) -> None:
+    async def clone_answer(self: Any) -> None:
         try:
             request = json.loads(self.request.body or b"null")
         except ValueError:
             request = None
         problems = validate_clone_request(request)
-        self.set_header("Content-Type", "application/json")
         if problems:
-            self.set_status(400)
-            reply = {
-                "message": "The clone request is not valid: "
-                + "; ".join(message for _, message in problems),
-                "errors": [{"field": field, "message": message} for field, message in problems],
-            }
-        else:
-            self.set_status(501)
-            reply = {
-                "message": "Clone runs in the browser, where the S3 credentials are. "
-                "Open this link in JupyterLab instead, or call IBookshelf.clone "
-                "from a JupyterLab extension.",
-                "clone_url": url_path_join(self.base_url, "bookshelf", "clone")
+            error = invalid_request(problems)
+            finish_error(
+                self,
+                error,
+                errors=[{"field": field, "message": message} for field, message in problems],
+            )
+            return
+        if not self.server_access():
+            finish_error(
+                self,
+                BookshelfError(
+                    "NotConfigured",
+                    "Clone runs in the browser, where the S3 credentials are. "
+                    "Open this link in JupyterLab instead, or call IBookshelf.clone "
+                    "from a JupyterLab extension (an administrator can let the server clone: "
+                    "c.Bookshelf.server_access = True).",
+                    status=501,
+                ),
+                clone_url=url_path_join(self.base_url, "bookshelf", "clone")
                 + "?"
                 + clone_link_query(normalize_clone_request(request)),
-            }
-        self.finish(json.dumps(reply))
+            )
+            return
+        try:
+            path, _ = await server_clone(
+                request, self.contents_manager, self.committer(), self.s3_settings()
+            )
+        except BookshelfError as error:
+            finish_error(self, error)
+            return
+        model = await ensure_async(self.contents_manager.get(path, content=False))
+        self.set_status(201)
+        self.set_header(
+            "Location", url_path_join(self.base_url, "api", "contents", url_escape(path))
+        )
+        self.set_header("Content-Type", "application/json")
+        self.finish(json.dumps(model, default=json_default))
 
 
 class CloneApiHandler(_CloneRequestMixin, APIHandler):
     """POST /api/bookshelf/clone"""
 
+    # The contents API's permission: a clone writes a file.
+    auth_resource = "contents"
+
     @tornado.web.authenticated
-    def post(self) -> None:
-        self.clone_answer()
+    @authorized
+    async def post(self) -> None:
+        await self.clone_answer()
 
 
 class ClonedHandler(_CloneRequestMixin, CloneLandingHandler):
@@ -182,10 +228,12 @@ class ClonedHandler(_CloneRequestMixin, CloneLandingHandler):
     POST /api/bookshelf/cloned: as POST /api/bookshelf/clone."""
 
     @tornado.web.authenticated
-    def post(self) -> None:
+    async def post(self) -> None:
         if not self.check_origin():
             raise tornado.web.HTTPError(404)
-        self.clone_answer()
+        if not self.authorizer.is_authorized(self, self.current_user, "write", "contents"):
+            raise tornado.web.HTTPError(403)
+        await self.clone_answer()
 
     def write_error(self, status_code: int, **kwargs: Any) -> None:
         # The page's errors are pages; the API's errors are JSON.
@@ -195,25 +243,54 @@ class ClonedHandler(_CloneRequestMixin, CloneLandingHandler):
             APIHandler.write_error(self, status_code, **kwargs)  # type: ignore[arg-type]
 
 
-class PublishHandler(APIHandler):
-    """PUT /api/bookshelf/published/{path}"""
+class PublishHandler(_BookshelfMixin, APIHandler):
+    """PUT /api/bookshelf/published/{path}, and bookstore 2.5's PUT /api/bookshelf/publish/{path}:
+    the server publishes in server-side mode; else 501."""
+
+    # It reads the notebook from the file tree.
+    auth_resource = "contents"
 
     @tornado.web.authenticated
-    def put(self, path: str) -> None:
-        self.set_status(501)
-        self.finish(
-            json.dumps(
-                {
-                    "message": "Publish runs in the browser, where the S3 credentials are. "
+    @authorized
+    async def put(self, path: str) -> None:
+        if not self.server_access():
+            finish_error(
+                self,
+                BookshelfError(
+                    "NotConfigured",
+                    "Publish runs in the browser, where the S3 credentials are. "
                     "Use the Publish command in JupyterLab, or IBookshelf.publish "
-                    "from an extension.",
-                    "path": path,
-                }
+                    "from an extension (an administrator can let the server publish: "
+                    "c.Bookshelf.server_access = True).",
+                    status=501,
+                ),
+                path=path,
             )
-        )
+            return
+        try:
+            body = json.loads(self.request.body) if self.request.body else None
+        except ValueError:
+            finish_error(self, BookshelfError("InvalidRequest", "The body is not JSON."))
+            return
+        origin = f"{self.request.protocol}://{self.request.host}"
+        try:
+            status, result = await server_publish(
+                path.strip("/"),
+                body,
+                self.request.query_arguments,
+                self.contents_manager,
+                self.s3_settings(),
+                origin + url_path_join(self.base_url, "bookshelf", "clone"),
+            )
+        except BookshelfError as error:
+            finish_error(self, error)
+            return
+        self.set_status(status)
+        self.set_header("Content-Type", "application/json")
+        self.finish(json.dumps(result))
 
 
-class CommitHandler(APIHandler):
+class CommitHandler(_BookshelfMixin, APIHandler):
     """POST /api/bookshelf/commit: body ``{"path": temporary file, "target":
     wanted path}``; moves the temporary file to the first free name of the
     target, atomically. 201 with the new file's model (without content)."""
@@ -225,32 +302,31 @@ class CommitHandler(APIHandler):
     @authorized
     async def post(self) -> None:
         # One per server: the commits of other contents managers take turns.
-        committer = self.settings.get("bookshelf_committer")
-        if committer is None:
-            committer = self.settings["bookshelf_committer"] = Committer(self.contents_manager)
+        committer = self.committer()
         try:
             try:
                 body = json.loads(self.request.body or b"null")
             except ValueError:
                 body = None
             path = await committer.commit(body)
-        except CommitError as error:
-            self._finish_error(error)
+        except BookshelfError as error:
+            finish_error(self, error)
             return
         except tornado.web.HTTPError as error:
             # The contents manager's refusals (a path outside the root, no
             # permission), in the same JSON shape.
             code = _STATUS_CODES.get(error.status_code, "SaveFailed")
-            self._finish_error(CommitError(error.status_code, code, error.log_message or code))
+            message = error.log_message or code
+            finish_error(self, BookshelfError(code, message, status=error.status_code))
             return
         except OSError as error:
             # Only the reason: the message of an OSError names server paths.
-            self._finish_error(
-                CommitError(
-                    500,
+            finish_error(
+                self,
+                BookshelfError(
                     "SaveFailed",
                     f"The server could not commit the file ({error.strerror or 'unknown error'}).",
-                )
+                ),
             )
             return
         model = await ensure_async(self.contents_manager.get(path, content=False))
@@ -261,14 +337,9 @@ class CommitHandler(APIHandler):
         self.set_header("Content-Type", "application/json")
         self.finish(json.dumps(model, default=json_default))
 
-    def _finish_error(self, error: CommitError) -> None:
-        self.set_status(error.status)
-        self.set_header("Content-Type", "application/json")
-        self.finish(json.dumps(error.body()))
-
 
 #: Error codes of the contents manager's statuses (BookshelfError codes).
-_STATUS_CODES = {400: "InvalidRequest", 403: "AccessDenied", 404: "NotFound", 409: "Conflict"}
+_STATUS_CODES = {400: "InvalidRequest", 403: "AccessDenied", 404: "ReadFailed", 409: "Conflict"}
 
 
 def setup_route_handlers(web_app: Any) -> None:
@@ -280,6 +351,7 @@ def setup_route_handlers(web_app: Any) -> None:
         (url_path_join(base_url, "api", "bookshelf", "cloned"), ClonedHandler),
         (url_path_join(base_url, "api", "bookshelf", "clone"), CloneApiHandler),
         (url_path_join(base_url, "api", "bookshelf", "published", "(.+)"), PublishHandler),
+        (url_path_join(base_url, "api", "bookshelf", "publish", "(.+)"), PublishHandler),
         (url_path_join(base_url, "api", "bookshelf", "commit"), CommitHandler),
     ]
     web_app.add_handlers(".*$", handlers)

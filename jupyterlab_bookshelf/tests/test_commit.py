@@ -239,7 +239,7 @@ def test_a_missing_temporary_file_is_404(run, post_commit):
     response = run(post_commit({"path": temporary("q3.ipynb"), "target": "q3.ipynb"}))
     assert response.code == 404
     assert json.loads(response.body) == {
-        "code": "NotFound",
+        "code": "ReadFailed",
         "message": "path: the temporary file does not exist (removed, or committed already).",
         "field": "path",
     }

@@ -1,0 +1,66 @@
+"""The administrator's switch and the S3 settings server-side mode uses."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from traitlets import Bool
+from traitlets.config import Configurable
+
+from ..settings import allowed_buckets
+
+
+class Bookshelf(Configurable):
+    """Bookshelf's server extension options (``c.Bookshelf.…`` in the server's configuration,
+    ``--Bookshelf.…`` on its command line). Administrators only: users cannot change these."""
+
+    server_access = Bool(
+        False,
+        config=True,
+        help=(
+            "Let the Jupyter server clone from S3 and publish to it (POST /api/bookshelf/clone, "
+            "PUT /api/bookshelf/published/{path}, the jupyter bookshelf command line) with the "
+            "standard AWS credential chain of the server's process: environment, shared config "
+            "and profile, web identity, instance role. Off: those paths answer 501 and S3 is "
+            "reached from the browser only."
+        ),
+    )
+
+
+@dataclass(frozen=True)
+class S3Settings:
+    """What the server needs of the Bookshelf settings in effect (the browser's too)."""
+
+    endpoint_url: str
+    region: str
+    force_path_style: bool
+    publish_bucket: str
+    publish_prefix: str
+    overwrite_policy: str
+    allowed_buckets: tuple[str, ...]
+    max_object_size_mb: float
+
+    @classmethod
+    def from_settings(cls, settings: dict[str, Any]) -> S3Settings:
+        """Read as the browser's settings parser reads them (``src/settings/parse.ts``):
+        strings trimmed, the prefix without leading slashes, the endpoint without trailing
+        slashes."""
+
+        def text(name: str, default: str = "") -> str:
+            value = settings.get(name, default)
+            return value.strip() if isinstance(value, str) else default
+
+        size = settings.get("maxObjectSizeMB", 200)
+        if isinstance(size, bool) or not isinstance(size, (int, float)):
+            size = 200
+        return cls(
+            endpoint_url=text("endpointUrl").rstrip("/"),
+            region=text("region") or "us-east-1",
+            force_path_style=settings.get("forcePathStyle") is True,
+            publish_bucket=text("publishBucket"),
+            publish_prefix=text("publishPrefix").lstrip("/"),
+            overwrite_policy=text("overwritePolicy", "confirm") or "confirm",
+            allowed_buckets=tuple(allowed_buckets(settings)),
+            max_object_size_mb=float(size),
+        )

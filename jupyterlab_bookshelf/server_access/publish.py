@@ -1,0 +1,404 @@
+"""Server-side publish: a saved notebook (or the notebook in the request) put at
+``s3://<publishBucket>/<publishPrefix><path>`` under the overwrite policy.
+
+The browser's rules (``src/publish/``): version 4 notebooks only; the destination rules of
+``destination.ts``; the overwrite decision of ``overwrite.ts`` (create only with
+``If-None-Match: *`` when nothing is there; ``never`` refuses; ``always`` replaces;
+``confirm`` replaces only when asked to, and only the version seen, with ``If-Match``); where a
+policy relies on a condition, whether the S3 service honours it is checked once per endpoint
+and bucket (``conditional.ts``), never assumed. Uploads carry ``Content-MD5``.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import secrets
+import threading
+from dataclasses import dataclass
+from typing import Any
+
+from botocore.exceptions import ClientError
+from jupyter_core.utils import ensure_async
+from tornado.web import HTTPError
+
+from ..errors import BookshelfError
+from ..validation import (
+    check_bucket,
+    check_file_name,
+    clone_link_query,
+    key_base_name,
+    validate_clone_request,
+)
+from .config import S3Settings
+from .notebook import check_notebook_bytes
+from .s3 import s3_client, to_bookshelf_error
+from .transfers import in_transfer_thread
+
+NOTEBOOK_EXTENSION = ".ipynb"
+NOTEBOOK_CONTENT_TYPE = "application/x-ipynb+json"
+PROBE_KEY_STEM = ".bookshelf-conditional-write-check-"
+PROBE_BODY = b"Bookshelf checks whether this S3 service honours conditional writes.\n"
+
+
+@dataclass
+class PublishOptions:
+    """What the caller may ask: another destination below the prefix, to replace an existing
+    object (the ``confirm`` policy's confirmation), the ETag it saw."""
+
+    destination: str | None = None
+    overwrite: bool = False
+    if_match: str | None = None
+
+
+def _flag(value: Any, name: str) -> bool:
+    """A yes/no option: JSON true/false, or a query's ``true``/``false`` (``?overwrite``
+    alone means true)."""
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, str) and value.lower() in ("", "1", "true", "yes", "on"):
+        return True
+    if isinstance(value, str) and value.lower() in ("0", "false", "no", "off"):
+        return False
+    raise BookshelfError("InvalidRequest", f"{name}: must be true or false.", name)
+
+
+def read_options(body: Any, query: dict[str, list[bytes]]) -> PublishOptions:
+    """The options of the body's fields or the query's parameters (the body wins)."""
+    given: dict[str, Any] = {
+        name: values[-1].decode("utf-8", "replace")
+        for name, values in query.items()
+        if name in ("to", "overwrite", "if_match") and values
+    }
+    if isinstance(body, dict):
+        given.update({name: body[name] for name in ("to", "overwrite", "if_match") if name in body})
+    destination = given.get("to")
+    if destination is not None and not isinstance(destination, str):
+        raise BookshelfError(
+            "InvalidRequest",
+            "The publish destination must be text: a path below the publish prefix.",
+            "to",
+        )
+    if_match = given.get("if_match")
+    if if_match is not None and not isinstance(if_match, str):
+        raise BookshelfError("InvalidRequest", "if_match: must be an ETag, as text.", "if_match")
+    return PublishOptions(
+        destination=destination or None,
+        overwrite=_flag(given.get("overwrite", False), "overwrite"),
+        if_match=if_match or None,
+    )
+
+
+def publish_bucket(settings: S3Settings) -> str:
+    bucket = settings.publish_bucket
+    if not bucket:
+        raise BookshelfError(
+            "PublishNotConfigured",
+            "No publish bucket is set: set 'Publish bucket' in the Bookshelf settings.",
+        )
+    rule = check_bucket(bucket)
+    if rule:
+        raise BookshelfError(
+            "PublishNotConfigured",
+            f"The publish bucket is not a valid bucket name ({rule}): correct 'Publish bucket' "
+            "in the Bookshelf settings.",
+        )
+    return bucket
+
+
+def destination_problem(key: str) -> str | None:
+    """``checkPublishDestination`` of destination.ts, for a valid bucket."""
+    if not key:
+        return "The publish destination is empty: choose a path for the notebook."
+    dot = next((segment for segment in key.split("/") if segment in (".", "..")), None)
+    if dot is not None:
+        return (
+            f"The publish destination has a '{dot}' segment, which would address another "
+            "object: choose a path without it."
+        )
+    # The clone rules for a key, so that the clone link of the result works.
+    problems = dict(validate_clone_request({"s3_bucket": "bucket", "s3_key": key}))
+    problem = problems.get("s3_key", "").removeprefix("s3_key: ")
+    if problem:
+        return (
+            f"The publish destination is not a valid object key ({problem}): choose another path."
+        )
+    if not key.endswith(NOTEBOOK_EXTENSION):
+        return (
+            "Only notebooks are published, so the destination must end in "
+            f"'{NOTEBOOK_EXTENSION}': choose another path."
+        )
+    problem = check_file_name(key_base_name(key), "target_path")
+    if problem:
+        return f"The published notebook could not be cloned under its name ({problem})."
+    return None
+
+
+def notebook_body_bytes(path: str, body: Any) -> bytes:
+    """A notebook given in the request, written as Jupyter writes notebooks."""
+    if (
+        not isinstance(body, dict)
+        or body.get("type") != "notebook"
+        or not isinstance(body.get("content"), dict)
+    ):
+        raise BookshelfError(
+            "InvalidRequest",
+            "The publish body must be {type: 'notebook', content: <the notebook as an object>}.",
+        )
+    return (json.dumps(body["content"], indent=1, ensure_ascii=False) + "\n").encode("utf-8")
+
+
+async def read_saved_notebook(cm: Any, path: str) -> bytes:
+    """The saved file's bytes as they are (read as text, not parsed and written again)."""
+    try:
+        if not await ensure_async(cm.file_exists(path)):
+            raise BookshelfError(
+                "ReadFailed",
+                f"There is no file '{path}' in the file tree: save the notebook first, or check "
+                "its path.",
+                "path",
+            )
+        model = await ensure_async(cm.get(path, content=True, type="file", format="text"))
+    except HTTPError as error:
+        if error.status_code == 400:
+            raise not_publishable(path, "the server cannot read it as UTF-8 text.") from None
+        raise BookshelfError(
+            "ReadFailed",
+            f"The Jupyter server could not read '{path}' (HTTP {error.status_code}).",
+            "path",
+        ) from None
+    content = model.get("content")
+    if not isinstance(content, str):
+        raise not_publishable(path, "it is not a file of text.")
+    return content.encode("utf-8")
+
+
+def not_publishable(path: str, reason: str) -> BookshelfError:
+    return BookshelfError(
+        "NotANotebook",
+        f"'{path}' is not a valid Jupyter notebook, so it was not published: {reason}",
+    )
+
+
+class ConditionalWrites:
+    """Whether the S3 service honours ``If-Match``/``If-None-Match`` on PutObject, per
+    endpoint and bucket, found out once per server process (a failed probe is not kept)."""
+
+    def __init__(self) -> None:
+        self._answers: dict[tuple[str, str], dict[str, bool]] = {}
+        self._lock = threading.Lock()
+
+    def answer(self, client: Any, endpoint: str, bucket: str, prefix: str) -> dict[str, bool]:
+        with self._lock:  # concurrent publishes share one probe
+            found = self._answers.get((endpoint, bucket))
+            if found is None:
+                found = self._answers[(endpoint, bucket)] = probe(client, bucket, prefix)
+            return found
+
+
+def _refused_condition(error: BaseException) -> bool:
+    if not isinstance(error, ClientError):
+        return False
+    code = error.response.get("Error", {}).get("Code")
+    status = error.response.get("ResponseMetadata", {}).get("HTTPStatusCode")
+    return code in ("PreconditionFailed", "NoSuchKey") or status in (404, 412)
+
+
+def probe(client: Any, bucket: str, prefix: str) -> dict[str, bool]:
+    """``probeConditionalWrites``: a put with an ``If-Match`` nothing can meet, to a fresh
+    key; a conforming service refuses it and nothing is written. Else the probe's object is
+    tried with ``If-None-Match: *`` and deleted again, each version by its id."""
+    key = f"{prefix}{PROBE_KEY_STEM}{secrets.token_hex(16)}"
+    try:
+        first = client.put_object(
+            Bucket=bucket,
+            Key=key,
+            Body=PROBE_BODY,
+            ContentType="text/plain",
+            IfMatch=f'"{secrets.token_hex(16)}"',
+        )
+    except ClientError as error:
+        if _refused_condition(error):
+            return {"if_match": True, "if_none_match": True}
+        raise
+    written = [first.get("VersionId")]
+    if_none_match = False
+    try:
+        second = client.put_object(
+            Bucket=bucket, Key=key, Body=PROBE_BODY, ContentType="text/plain", IfNoneMatch="*"
+        )
+        written.append(second.get("VersionId"))
+    except ClientError as error:
+        if not _refused_condition(error):
+            raise
+        if_none_match = True
+    finally:
+        ids = set(written) if all(written) else {None}
+        for version_id in ids:
+            try:
+                extra = {"VersionId": version_id} if version_id else {}
+                client.delete_object(Bucket=bucket, Key=key, **extra)
+            except ClientError:
+                pass  # the probe's leftover is named by its key stem
+    return {"if_match": False, "if_none_match": if_none_match}
+
+
+_conditional_writes = ConditionalWrites()
+
+
+def _head_etag(client: Any, bucket: str, key: str) -> tuple[bool, str | None]:
+    """Whether an object is there, and its ETag."""
+    try:
+        head = client.head_object(Bucket=bucket, Key=key)
+    except ClientError as error:
+        status = error.response.get("ResponseMetadata", {}).get("HTTPStatusCode")
+        if status == 404:
+            return False, None
+        raise
+    return True, head.get("ETag")
+
+
+def decide(policy: str, exists: bool, etag: str | None, options: PublishOptions, where: str):
+    """``decideOverwrite``: the condition of the put, or raises the refusal."""
+    if not exists:
+        return {"IfNoneMatch": "*"}
+    if policy == "never":
+        raise BookshelfError(
+            "Conflict",
+            f"{where} exists and the overwrite policy is 'never': nothing was published; "
+            "choose another path.",
+        )
+    if policy == "always":
+        return {"IfMatch": options.if_match} if options.if_match else {}
+    if not options.overwrite:
+        raise BookshelfError("Conflict", f"{where} exists; confirm to replace it.")
+    wanted = options.if_match or etag
+    return {"IfMatch": wanted} if wanted else {}
+
+
+def required_condition(policy: str, condition: dict[str, str]) -> str | None:
+    if policy == "confirm" and "IfMatch" in condition:
+        return "IfMatch"
+    if policy == "never" and "IfNoneMatch" in condition:
+        return "IfNoneMatch"
+    return None
+
+
+def conditions_ignored(needed: str, where: str) -> BookshelfError:
+    if needed == "IfNoneMatch":
+        message = (
+            f"Nothing was published to {where}: the overwrite policy 'never' needs the S3 "
+            "service to refuse an upload onto an existing object (If-None-Match), and this "
+            "service ignores that condition, so it could overwrite a published notebook. Set "
+            "overwritePolicy to 'always' (knowing that a publish then replaces what is there), "
+            "or use an S3 service that supports conditional writes."
+        )
+    else:
+        message = (
+            f"Nothing was published to {where}: replacing only the version you saw needs the "
+            "S3 service to honour If-Match, and this service ignores that condition, so it could "
+            "overwrite a version someone else published meanwhile. Set overwritePolicy to "
+            "'always' (knowing that a publish then replaces whatever is there), or use an S3 "
+            "service that supports conditional writes."
+        )
+    return BookshelfError("NotConfigured", message)
+
+
+def upload(
+    client: Any, settings: S3Settings, bucket: str, key: str, data: bytes, options: PublishOptions
+) -> tuple[int, dict[str, Any]]:
+    """HEAD, decide, check the condition is honoured, PUT; blocking (a transfer thread)."""
+    where = f"s3://{bucket}/{key}"
+    exists, etag = _head_etag(client, bucket, key)
+    condition = decide(settings.overwrite_policy, exists, etag, options, where)
+    needed = required_condition(settings.overwrite_policy, condition)
+    if needed:
+        answer = _conditional_writes.answer(
+            client, settings.endpoint_url, bucket, settings.publish_prefix
+        )
+        honoured = answer["if_match"] if needed == "IfMatch" else answer["if_none_match"]
+        if not honoured:
+            raise conditions_ignored(needed, where)
+    md5 = base64.b64encode(hashlib.md5(data, usedforsecurity=False).digest()).decode()
+    try:
+        put = client.put_object(
+            Bucket=bucket,
+            Key=key,
+            Body=data,
+            ContentType=NOTEBOOK_CONTENT_TYPE,
+            ContentMD5=md5,
+            **condition,
+        )
+    except ClientError as error:
+        mapped = to_bookshelf_error(error, bucket, key, endpoint_url=settings.endpoint_url)
+        changed = (mapped.code == "PreconditionFailed" and condition) or (
+            mapped.code == "NoSuchKey" and "IfMatch" in condition
+        )
+        if changed and "IfNoneMatch" in condition:
+            raise BookshelfError(
+                "Conflict",
+                f"{where} was created by someone else while you were publishing; nothing was "
+                "overwritten. Look at their version, then publish again.",
+            ) from None
+        if changed:
+            raise BookshelfError(
+                "PreconditionFailed",
+                f"{where} was changed by someone else since you looked; nothing was "
+                "overwritten. Look at the newer version, then publish again.",
+            ) from None
+        raise mapped from None
+    result: dict[str, Any] = {"s3_path": where}
+    if put.get("VersionId") and put["VersionId"] != "null":
+        result["version_id"] = put["VersionId"]
+    if put.get("ETag"):
+        result["etag"] = put["ETag"]
+    return (200 if exists else 201), result
+
+
+async def server_publish(
+    path: str,
+    body: Any,
+    query: dict[str, list[bytes]],
+    cm: Any,
+    settings: S3Settings,
+    clone_base: str,
+) -> tuple[int, dict[str, Any]]:
+    """Publish; the HTTP status (201 created, 200 replaced) and the result. ``clone_base`` is
+    the absolute ``…/bookshelf/clone`` URL of this server."""
+    options = read_options(body, query)
+    bucket = publish_bucket(settings)
+    if not path.endswith(NOTEBOOK_EXTENSION):
+        raise BookshelfError(
+            "NotANotebook",
+            f"Only notebooks can be published, and '{path}' is not one (its name does not end "
+            f"in '{NOTEBOOK_EXTENSION}').",
+            "path",
+        )
+    key = settings.publish_prefix + (options.destination or path).removeprefix("/")
+    problem = destination_problem(key)
+    if problem:
+        raise BookshelfError("InvalidRequest", problem, "to" if options.destination else "path")
+    if isinstance(body, dict) and "content" in body:
+        data = notebook_body_bytes(path, body)
+    else:
+        data = await read_saved_notebook(cm, path)
+    try:
+        await in_transfer_thread(check_notebook_bytes, data, "publish")
+    except BookshelfError as error:
+        reason = error.message.removeprefix("The object is not a Jupyter notebook: ")
+        raise not_publishable(path, reason) from None
+    client = await in_transfer_thread(s3_client, settings)
+    try:
+        status, result = await in_transfer_thread(
+            upload, client, settings, bucket, key, data, options
+        )
+    except BookshelfError:
+        raise
+    except Exception as error:  # noqa: BLE001  (S3's failures, said as Bookshelf's)
+        raise to_bookshelf_error(error, bucket, key, endpoint_url=settings.endpoint_url) from None
+    link = {"s3_bucket": bucket, "s3_key": key}
+    if result.get("version_id"):
+        link["s3_version_id"] = result["version_id"]
+    result["clone_url"] = f"{clone_base}?{clone_link_query(link)}"
+    return status, result

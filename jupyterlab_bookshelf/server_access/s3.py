@@ -1,0 +1,197 @@
+"""The server's S3 client (boto3, the standard AWS credential chain) and what S3's answers mean.
+
+The error mapping is the browser's (``src/s3/diagnosis.ts``): the same S3 codes give the same
+Bookshelf codes and messages. Messages name the bucket and key, never a credential.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from typing import Any
+
+import boto3
+from botocore.config import Config
+from botocore.exceptions import (
+    BotoCoreError,
+    ClientError,
+    ConnectionError,
+    IncompleteReadError,
+    NoCredentialsError,
+    PartialCredentialsError,
+    ReadTimeoutError,
+    ResponseStreamingError,
+)
+
+from ..errors import BookshelfError
+from .config import S3Settings
+
+#: S3's error codes by the Bookshelf code they mean (``ERROR_NAMES`` of diagnosis.ts).
+ERROR_NAMES = {
+    "NoSuchBucket": "NoSuchBucket",
+    "NoSuchKey": "NoSuchKey",
+    "NoSuchVersion": "NoSuchVersion",
+    "AccessDenied": "AccessDenied",
+    "Forbidden": "AccessDenied",
+    "AllAccessDisabled": "AccessDenied",
+    "AccountProblem": "AccessDenied",
+    "InvalidAccessKeyId": "InvalidCredentials",
+    "SignatureDoesNotMatch": "InvalidCredentials",
+    "InvalidToken": "InvalidCredentials",
+    "InvalidSecurity": "InvalidCredentials",
+    "RequestTimeTooSkewed": "InvalidCredentials",
+    "ExpiredToken": "ExpiredCredentials",
+    "TokenRefreshRequired": "ExpiredCredentials",
+    "PreconditionFailed": "PreconditionFailed",
+    "ConditionalRequestConflict": "PreconditionFailed",
+    "SlowDown": "SlowDown",
+    "ServiceUnavailable": "SlowDown",
+    "Throttling": "SlowDown",
+    "ThrottlingException": "SlowDown",
+    "TooManyRequests": "SlowDown",
+    "RequestLimitExceeded": "SlowDown",
+    "InternalError": "ServerError",
+    "RequestTimeout": "Unreachable",
+    "BadDigest": "Corrupted",
+    "InvalidDigest": "Corrupted",
+}
+
+#: Tries of one request (botocore's standard retry mode: throttling and 5xx are retried).
+MAX_ATTEMPTS = 3
+
+_clients: dict[tuple[str, str, bool], Any] = {}
+_clients_lock = threading.Lock()
+
+
+def s3_client(settings: S3Settings) -> Any:
+    """A boto3 client for the settings' endpoint, region and addressing style; one per
+    combination (clients are thread-safe and keep their connection pool). Credentials come
+    from boto3's chain, looked up (and refreshed) by the client's session."""
+    cache_key = (settings.endpoint_url, settings.region, settings.force_path_style)
+    with _clients_lock:
+        client = _clients.get(cache_key)
+        if client is None:
+            config = Config(
+                s3={"addressing_style": "path" if settings.force_path_style else "auto"},
+                retries={"max_attempts": MAX_ATTEMPTS, "mode": "standard"},
+                # The checksums newer botocore adds by default are refused by some
+                # S3-compatible servers; integrity is checked with MD5 (see clone, publish).
+                request_checksum_calculation="when_required",
+                response_checksum_validation="when_required",
+                max_pool_connections=32,
+                connect_timeout=10,
+                read_timeout=60,
+            )
+            client = boto3.session.Session().client(
+                "s3",
+                endpoint_url=settings.endpoint_url or None,
+                region_name=settings.region,
+                config=config,
+            )
+            _clients[cache_key] = client
+        return client
+
+
+def forget_clients() -> None:
+    """Drop the cached clients (tests that change the credentials in the environment)."""
+    with _clients_lock:
+        _clients.clear()
+
+
+def where(bucket: str | None, key: str | None = None) -> str:
+    if bucket and key:
+        return f"s3://{bucket}/{key}"
+    return f"s3://{bucket}" if bucket else "the S3 service"
+
+
+_MD5_ETAG = re.compile(r'^(?:W/)?"?([0-9a-fA-F]{32})"?$')
+
+
+def etag_md5(
+    etag: str | None, encryption: str | None = None, sse_customer: Any = None
+) -> str | None:
+    """The MD5 hex digest an ETag stands for (``etagMd5`` of integrity.ts): None for a
+    multipart ETag, a missing one, or an object encrypted with KMS or a customer key."""
+    if (encryption or "").lower().startswith("aws:kms") or sse_customer:
+        return None
+    match = _MD5_ETAG.match((etag or "").strip())
+    return match.group(1).lower() if match else None
+
+
+def to_bookshelf_error(
+    error: BaseException,
+    bucket: str | None = None,
+    key: str | None = None,
+    version_id: str | None = None,
+    endpoint_url: str = "",
+) -> BookshelfError:
+    """What an S3 failure means (``toBookshelfError`` of diagnosis.ts)."""
+    if isinstance(error, BookshelfError):
+        return error
+    place = where(bucket, key)
+    at = f" at {endpoint_url}" if endpoint_url else ""
+    if isinstance(error, (NoCredentialsError, PartialCredentialsError)):
+        return BookshelfError(
+            "InvalidCredentials",
+            "The Jupyter server has no S3 credentials: an administrator gives its process AWS "
+            "credentials (environment, shared config or profile, web identity, instance role).",
+        )
+    if isinstance(error, (IncompleteReadError, ResponseStreamingError)):
+        return BookshelfError(
+            "Interrupted", f"The transfer of {place} was interrupted; it still was after retries."
+        )
+    if isinstance(error, ReadTimeoutError):
+        return BookshelfError("Unreachable", f"The S3 service{at} did not answer in time.")
+    if isinstance(error, ConnectionError):
+        return BookshelfError("Unreachable", f"The S3 service{at} could not be reached.")
+    if not isinstance(error, ClientError):
+        if isinstance(error, BotoCoreError):
+            return BookshelfError("Unknown", f"The S3 request for {place} failed.")
+        return BookshelfError("Unknown", f"The S3 request for {place} failed unexpectedly.")
+    name = str(error.response.get("Error", {}).get("Code", ""))
+    status = error.response.get("ResponseMetadata", {}).get("HTTPStatusCode")
+    code = ERROR_NAMES.get(name)
+    if name == "InvalidArgument" and version_id:
+        code = "NoSuchVersion"  # S3 answers a malformed version id so
+    if code is None and (name in ("NotFound", "404") or status == 404):
+        # A HEAD answer has no body, hence no error code: only the status.
+        code = "NoSuchKey" if key else "NoSuchBucket"
+    if code is None and status is not None:
+        if status in (401, 403):
+            code = "AccessDenied"
+        elif status == 412:
+            code = "PreconditionFailed"
+        elif status in (429, 503):
+            code = "SlowDown"
+        elif status >= 500:
+            code = "ServerError"
+    messages = {
+        "NoSuchBucket": f"The bucket '{bucket}' does not exist.",
+        "NoSuchKey": f"There is no object {place}.",
+        "NoSuchVersion": f"{place} has no version '{version_id}'.",
+        "AccessDenied": f"Access to {place} was denied.",
+        "InvalidCredentials": (
+            "The S3 service refused the request because the server's clock is wrong."
+            if name == "RequestTimeTooSkewed"
+            else "The S3 service did not accept the Jupyter server's credentials."
+        ),
+        "ExpiredCredentials": "The Jupyter server's S3 credentials have expired.",
+        "PreconditionFailed": f"{place} was changed by someone else meanwhile.",
+        "Corrupted": (
+            f"The S3 service refused the upload to {place}: the bytes it received were damaged "
+            "on the way, so it stored nothing."
+        ),
+        "SlowDown": (
+            "The S3 service is busy and asked to slow down; it still was after several tries."
+        ),
+        "ServerError": (
+            f"The S3 service failed{f' (HTTP {status})' if status else ''}; it still did after "
+            "several tries."
+        ),
+        "Unreachable": f"The S3 service{at} did not answer in time.",
+    }
+    if code in messages:
+        return BookshelfError(code, messages[code])
+    return BookshelfError(
+        "Unknown", f"The S3 request for {place} failed{f' ({name})' if name else ''}."
+    )
