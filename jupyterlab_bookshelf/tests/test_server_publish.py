@@ -1,0 +1,276 @@
+"""Server-side publish through the HTTP API of a real Jupyter server, to a real S3 server
+(moto, which honours conditional writes; the published bucket is versioned). Every test reads
+S3 back afterwards."""
+
+from __future__ import annotations
+
+import json
+import threading
+
+import pytest
+
+from .s3_servers import (  # noqa: F401  (fixtures)
+    admin_settings,
+    api,
+    aws_env,
+    jp_server_config,
+    lab_dirs,
+    moto,
+    moto_client,
+    reply,
+    server_access,
+    unique,
+    write_settings,
+)
+from .test_server_clone import assert_error, notebook, notebook_bytes
+
+PUBLISH_PATHS = [("api", "bookshelf", "published"), ("api", "bookshelf", "publish")]
+
+
+def objects(client, bucket, prefix):
+    listing = client.list_object_versions(Bucket=bucket, Prefix=prefix)
+    return [(v["Key"], v["VersionId"]) for v in listing.get("Versions", [])]
+
+
+def read(client, key, bucket="published"):
+    return client.get_object(Bucket=bucket, Key=key)["Body"].read()
+
+
+@pytest.fixture
+def saved(jp_root_dir):
+    """Save a notebook file in the tree; returns its bytes."""
+
+    def save(path, data=None):
+        data = notebook_bytes() if data is None else data
+        target = jp_root_dir / path
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(data)
+        return data
+
+    return save
+
+
+@pytest.mark.parametrize("server_access", [False])
+def test_without_server_access_publish_is_501(api, moto_client, unique, saved):
+    saved(unique + "a.ipynb")
+    for path in PUBLISH_PATHS:
+        response = api(*path, unique + "a.ipynb", method="PUT", body="")
+        body = assert_error(response, 501, "NotConfigured")
+        assert body["path"] == unique + "a.ipynb"
+    assert objects(moto_client, "published", "notebooks/" + unique) == []
+
+
+@pytest.mark.parametrize("path", PUBLISH_PATHS)
+def test_publishes_the_saved_file_as_it_is(api, path, moto_client, unique, saved):
+    data = saved(unique + "report.ipynb", notebook_bytes(text="the saved one"))
+    response = api(*path, unique + "report.ipynb", method="PUT", body="")
+    assert response.code == 201, response.body
+    result = reply(response)
+    key = f"notebooks/{unique}report.ipynb"
+    assert result["s3_path"] == f"s3://published/{key}"
+    head = moto_client.head_object(Bucket="published", Key=key)
+    assert result["version_id"] == head["VersionId"]
+    assert result["etag"] == head["ETag"]
+    assert head["ContentType"] == "application/x-ipynb+json"
+    assert read(moto_client, key) == data
+    assert result["clone_url"].startswith("http://")
+    assert result["clone_url"].endswith(
+        "/bookshelf/clone?s3_bucket=published&s3_key="
+        + f"notebooks%2F{unique.replace('/', '%2F')}report.ipynb"
+        + f"&s3_version_id={head['VersionId']}"
+    )
+
+
+def test_publishes_the_notebook_of_the_body(api, moto_client, unique):
+    content = notebook(text="from the body")
+    response = api(
+        "api", "bookshelf", "published", unique + "b.ipynb", method="PUT",
+        body={"type": "notebook", "content": content},
+    )  # fmt: skip
+    assert response.code == 201, response.body
+    published = read(moto_client, f"notebooks/{unique}b.ipynb")
+    assert json.loads(published) == content
+    assert published.endswith(b"\n")
+
+
+def test_another_destination_from_the_query(api, moto_client, unique, saved):
+    saved(unique + "c.ipynb")
+    response = api(
+        "api", "bookshelf", "published", unique + "c.ipynb", method="PUT", body="",
+        params={"to": unique + "elsewhere/final.ipynb"},
+    )  # fmt: skip
+    assert response.code == 201, response.body
+    assert reply(response)["s3_path"] == f"s3://published/notebooks/{unique}elsewhere/final.ipynb"
+    assert objects(moto_client, "published", f"notebooks/{unique}c.ipynb") == []
+
+
+@pytest.mark.parametrize(
+    "data, reason",
+    [
+        (notebook_bytes(nbformat=3), "'nbformat' is 3; open the notebook in Jupyter and save it"),
+        (b"{}", "'nbformat' is missing."),
+        (b"nope", "it is not valid JSON"),
+    ],
+)
+def test_only_version_4_notebooks_are_published(api, moto_client, unique, saved, data, reason):
+    saved(unique + "d.ipynb", data)
+    response = api("api", "bookshelf", "published", unique + "d.ipynb", method="PUT", body="")
+    body = assert_error(response, 400, "NotANotebook")
+    assert reason in body["message"]
+    assert objects(moto_client, "published", "notebooks/" + unique) == []
+
+
+def test_a_missing_file_is_404(api, unique):
+    response = api("api", "bookshelf", "published", unique + "none.ipynb", method="PUT", body="")
+    assert_error(response, 404, "ReadFailed", "path")
+
+
+def test_not_a_notebook_path_is_refused(api, unique, saved):
+    saved(unique + "e.txt", b"text")
+    response = api("api", "bookshelf", "published", unique + "e.txt", method="PUT", body="")
+    assert_error(response, 400, "NotANotebook", "path")
+
+
+def test_publishing_not_set_up_is_400(api, write_settings, unique, saved):
+    write_settings(publishBucket="")
+    saved(unique + "f.ipynb")
+    response = api("api", "bookshelf", "published", unique + "f.ipynb", method="PUT", body="")
+    assert_error(response, 400, "PublishNotConfigured")
+
+
+def test_a_bad_destination_is_400(api, unique, saved, moto_client):
+    saved(unique + "g.ipynb")
+    response = api(
+        "api", "bookshelf", "published", unique + "g.ipynb", method="PUT",
+        body={"to": unique + "../x.ipynb"},
+    )  # fmt: skip
+    body = assert_error(response, 400, "InvalidRequest", "to")
+    assert "'..' segment" in body["message"]
+    assert objects(moto_client, "published", "notebooks/") == [] or all(
+        not key.endswith("x.ipynb") for key, _ in objects(moto_client, "published", "notebooks/")
+    )
+
+
+def test_a_denied_bucket_is_403(api, write_settings, unique, saved):
+    write_settings(publishBucket="denied", overwritePolicy="always")
+    saved(unique + "h.ipynb")
+    response = api("api", "bookshelf", "published", unique + "h.ipynb", method="PUT", body="")
+    assert_error(response, 403, "AccessDenied")
+
+
+# Overwrite policies
+
+
+def publish(api, path, **body):
+    return api("api", "bookshelf", "published", path, method="PUT", body=body or "")
+
+
+def test_confirm_refuses_until_confirmed_then_replaces_what_was_seen(
+    api, moto_client, unique, saved
+):
+    key = f"notebooks/{unique}i.ipynb"
+    saved(unique + "i.ipynb", notebook_bytes(text="one"))
+    assert publish(api, unique + "i.ipynb").code == 201
+    saved(unique + "i.ipynb", notebook_bytes(text="two"))
+    assert_error(publish(api, unique + "i.ipynb"), 409, "Conflict")
+    assert read(moto_client, key) == notebook_bytes(text="one")
+    replaced = publish(api, unique + "i.ipynb", overwrite=True)
+    assert replaced.code == 200, replaced.body
+    assert read(moto_client, key) == notebook_bytes(text="two")
+    assert len(objects(moto_client, "published", key)) == 2
+
+
+def test_confirm_with_an_old_etag_is_412(api, moto_client, unique, saved):
+    key = f"notebooks/{unique}j.ipynb"
+    saved(unique + "j.ipynb", notebook_bytes(text="one"))
+    seen = reply(publish(api, unique + "j.ipynb"))["etag"]
+    # Someone else publishes meanwhile.
+    moto_client.put_object(Bucket="published", Key=key, Body=notebook_bytes(text="theirs"))
+    saved(unique + "j.ipynb", notebook_bytes(text="mine"))
+    response = publish(api, unique + "j.ipynb", overwrite=True, if_match=seen)
+    body = assert_error(response, 412, "PreconditionFailed")
+    assert "changed by someone else" in body["message"]
+    assert read(moto_client, key) == notebook_bytes(text="theirs")
+
+
+def test_never_refuses_an_existing_object(api, write_settings, moto_client, unique, saved):
+    write_settings(overwritePolicy="never")
+    key = f"notebooks/{unique}k.ipynb"
+    saved(unique + "k.ipynb", notebook_bytes(text="one"))
+    assert publish(api, unique + "k.ipynb").code == 201
+    saved(unique + "k.ipynb", notebook_bytes(text="two"))
+    body = assert_error(publish(api, unique + "k.ipynb", overwrite=True), 409, "Conflict")
+    assert "'never'" in body["message"]
+    assert read(moto_client, key) == notebook_bytes(text="one")
+    assert len(objects(moto_client, "published", key)) == 1
+
+
+def test_always_replaces(api, write_settings, moto_client, unique, saved):
+    write_settings(overwritePolicy="always")
+    key = f"notebooks/{unique}l.ipynb"
+    saved(unique + "l.ipynb", notebook_bytes(text="one"))
+    assert publish(api, unique + "l.ipynb").code == 201
+    saved(unique + "l.ipynb", notebook_bytes(text="two"))
+    assert publish(api, unique + "l.ipynb").code == 200
+    assert read(moto_client, key) == notebook_bytes(text="two")
+
+
+@pytest.mark.parametrize("policy", ["confirm", "never", "always"])
+def test_a_racing_writer_is_never_silently_overwritten(
+    api, write_settings, moto_client, unique, saved, policy, monkeypatch
+):
+    """Another writer creates the object between the server's HEAD and its PUT: the
+    create-only PUT (If-None-Match: *) is refused, whatever the policy."""
+    from jupyterlab_bookshelf.server_access import publish as publish_module
+
+    write_settings(overwritePolicy=policy)
+    key = f"notebooks/{unique}race.ipynb"
+    saved(unique + "race.ipynb", notebook_bytes(text="mine"))
+    real_head = publish_module._head_etag
+    raced = threading.Event()
+
+    def head_then_race(client, bucket, key_):
+        answer = real_head(client, bucket, key_)
+        moto_client.put_object(Bucket=bucket, Key=key_, Body=notebook_bytes(text="theirs"))
+        raced.set()
+        return answer
+
+    monkeypatch.setattr(publish_module, "_head_etag", head_then_race)
+    body = assert_error(publish(api, unique + "race.ipynb"), 409, "Conflict")
+    assert raced.is_set()
+    assert "created by someone else" in body["message"]
+    assert read(moto_client, key) == notebook_bytes(text="theirs")
+    assert len(objects(moto_client, "published", key)) == 1
+
+
+def test_a_racing_writer_after_a_confirmed_head_is_412(
+    api, moto_client, unique, saved, monkeypatch
+):
+    """confirm + overwrite: the PUT replaces only the ETag the HEAD found."""
+    from jupyterlab_bookshelf.server_access import publish as publish_module
+
+    key = f"notebooks/{unique}race2.ipynb"
+    saved(unique + "race2.ipynb", notebook_bytes(text="one"))
+    assert publish(api, unique + "race2.ipynb").code == 201
+    real_head = publish_module._head_etag
+
+    def head_then_race(client, bucket, key_):
+        answer = real_head(client, bucket, key_)
+        moto_client.put_object(Bucket=bucket, Key=key_, Body=notebook_bytes(text="theirs"))
+        return answer
+
+    monkeypatch.setattr(publish_module, "_head_etag", head_then_race)
+    saved(unique + "race2.ipynb", notebook_bytes(text="mine"))
+    assert_error(publish(api, unique + "race2.ipynb", overwrite=True), 412, "PreconditionFailed")
+    assert read(moto_client, key) == notebook_bytes(text="theirs")
+
+
+def test_the_clone_url_clones_what_was_published(api, unique, saved, jp_root_dir):
+    data = saved(unique + "m.ipynb", notebook_bytes(text="round trip"))
+    result = reply(publish(api, unique + "m.ipynb"))
+    from urllib.parse import parse_qsl, urlsplit
+
+    query = dict(parse_qsl(urlsplit(result["clone_url"]).query))
+    response = api("api", "bookshelf", "clone", method="POST", body=query)
+    assert response.code == 201, response.body
+    assert (jp_root_dir / "m.ipynb").read_bytes() == data
