@@ -1,0 +1,343 @@
+"""``jupyter bookshelf`` and ``BookshelfClient`` against running Jupyter servers: the test's
+in-process server (the command runs in a thread while the server's loop runs), and one real
+``jupyter server`` process started with ``--Bookshelf.server_access=True`` on its command line,
+found through its runtime file as a user's shell would find it."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+import requests
+
+from jupyterlab_bookshelf import cli
+from jupyterlab_bookshelf.client import BookshelfClient, BookshelfClientError, PublishResult
+
+from .s3_servers import (  # noqa: F401  (fixtures)
+    admin_settings,
+    api,
+    aws_env,
+    jp_server_config,
+    lab_dirs,
+    moto,
+    moto_client,
+    reply,
+    s3_fixture,
+    server_access,
+    unique,
+    write_settings,
+)
+from .test_server_clone import notebook_bytes
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture
+def server(jp_serverapp, api):
+    """URL and token of the in-process server (settings written)."""
+    return jp_serverapp.connection_url, jp_serverapp.identity_provider.token
+
+
+@pytest.fixture
+def in_thread(jp_asyncio_loop):
+    """Run blocking client code while the server's loop answers."""
+
+    def run(function, *args, **kwargs):
+        return jp_asyncio_loop.run_until_complete(asyncio.to_thread(function, *args, **kwargs))
+
+    return run
+
+
+@pytest.fixture
+def jupyter_bookshelf(server, in_thread, capsys):
+    """``jupyter bookshelf ARGS`` against the server: (exit code, stdout, stderr)."""
+    url, token = server
+
+    def run(*args, token=token):
+        code = in_thread(cli.main, ["--url", url, "--token", token, *args])
+        out, err = capsys.readouterr()
+        return code, out, err
+
+    return run
+
+
+def test_cli_clone_prints_json_and_writes_the_file(jupyter_bookshelf, jp_root_dir, moto_client):
+    code, out, err = jupyter_bookshelf("--json", "clone", "s3://examples/intro.ipynb")
+    assert code == 0, err
+    assert json.loads(out)["path"] == "intro.ipynb"
+    expected = moto_client.get_object(Bucket="examples", Key="intro.ipynb")["Body"].read()
+    assert (jp_root_dir / "intro.ipynb").read_bytes() == expected
+    code, out, _ = jupyter_bookshelf("clone", "s3://examples/intro.ipynb", "--to", "intro.ipynb")
+    assert code == 0
+    assert out.strip() == "Cloned s3://examples/intro.ipynb to intro-1.ipynb"
+
+
+def test_cli_clone_of_a_version(jupyter_bookshelf, moto, jp_root_dir, moto_client):
+    version = moto.version_ids["versioned-examples/history.ipynb"][0]
+    code, out, err = jupyter_bookshelf(
+        "--json", "clone", "s3://versioned-examples/history.ipynb", "--version", version
+    )
+    assert code == 0, err
+    expected = moto_client.get_object(
+        Bucket="versioned-examples", Key="history.ipynb", VersionId=version
+    )["Body"].read()
+    assert (jp_root_dir / "history.ipynb").read_bytes() == expected
+
+
+def test_cli_errors_exit_1_with_the_message(jupyter_bookshelf, jp_root_dir):
+    code, out, err = jupyter_bookshelf("clone", "s3://examples/missing.ipynb")
+    assert code == 1
+    assert out == ""
+    assert err.strip() == (
+        "jupyter bookshelf clone: There is no object s3://examples/missing.ipynb."
+    )
+    code, out, _ = jupyter_bookshelf("--json", "clone", "s3://examples/missing.ipynb")
+    assert code == 1
+    assert json.loads(out)["error"] == {
+        "code": "NoSuchKey",
+        "message": "There is no object s3://examples/missing.ipynb.",
+        "status": 404,
+    }
+    code, _, err = jupyter_bookshelf("clone", "examples/intro.ipynb")
+    assert code == 1 and "not an s3://bucket/key address" in err
+    assert list(jp_root_dir.iterdir()) == []
+
+
+def test_cli_wrong_token_exits_1(jupyter_bookshelf):
+    code, _, err = jupyter_bookshelf("info", token="wrong")
+    assert code == 1
+    assert "HTTP 403" in err and "check the token" in err
+
+
+def test_cli_wrong_arguments_exit_2(jupyter_bookshelf):
+    with pytest.raises(SystemExit) as exit_:
+        cli.main(["publish"])
+    assert exit_.value.code == 2
+
+
+def test_cli_publish_then_overwrite(jupyter_bookshelf, jp_root_dir, moto_client, unique):
+    (jp_root_dir / "nb.ipynb").write_bytes(notebook_bytes(text="one"))
+    key = f"notebooks/{unique}nb.ipynb"
+    code, out, err = jupyter_bookshelf("--json", "publish", "nb.ipynb", "--to", unique + "nb.ipynb")
+    assert code == 0, err
+    result = json.loads(out)
+    assert result["s3_path"] == f"s3://published/{key}"
+    assert moto_client.get_object(Bucket="published", Key=key)["Body"].read() == notebook_bytes(
+        text="one"
+    )
+    (jp_root_dir / "nb.ipynb").write_bytes(notebook_bytes(text="two"))
+    code, _, err = jupyter_bookshelf("publish", "nb.ipynb", "--to", unique + "nb.ipynb")
+    assert code == 1 and "confirm to replace it" in err
+    code, _, err = jupyter_bookshelf(
+        "publish", "nb.ipynb", "--to", unique + "nb.ipynb", "--overwrite", "--if-match", '"0"'
+    )
+    assert code == 1 and "changed by someone else" in err
+    code, out, err = jupyter_bookshelf(
+        "publish", "nb.ipynb", "--to", unique + "nb.ipynb", "--overwrite",
+        "--if-match", result["etag"],
+    )  # fmt: skip
+    assert code == 0, err
+    assert out.startswith(f"Published to s3://published/{key}\nVersion: ")
+    assert "Clone link: http" in out
+    assert moto_client.get_object(Bucket="published", Key=key)["Body"].read() == notebook_bytes(
+        text="two"
+    )
+
+
+def test_cli_info(jupyter_bookshelf, moto):
+    code, out, _ = jupyter_bookshelf("info")
+    assert code == 0
+    assert "Mode: server-side" in out
+    assert f"Endpoint: {moto.endpoint_url} (us-east-1)" in out
+    assert "Publish to: s3://published/notebooks/" in out
+    code, out, _ = jupyter_bookshelf("--json", "info")
+    assert json.loads(out)["server_access"] is True
+
+
+@pytest.mark.parametrize("server_access", [False])
+def test_cli_without_server_access_says_so(jupyter_bookshelf, jp_root_dir):
+    code, _, err = jupyter_bookshelf("clone", "s3://examples/intro.ipynb")
+    assert code == 1
+    assert "c.Bookshelf.server_access = True" in err
+    assert list(jp_root_dir.iterdir()) == []
+
+
+def test_client_in_a_kernel_like_folder(server, in_thread, jp_root_dir, moto_client, unique):
+    """A kernel runs in the notebook's folder: a local path is made relative to the root."""
+    url, token = server
+    (jp_root_dir / "reports").mkdir()
+    local = jp_root_dir / "reports" / "report.ipynb"
+    local.write_bytes(notebook_bytes(text="kernel"))
+
+    def in_kernel():
+        client = BookshelfClient(url, token)
+        client.server.root_dir = str(jp_root_dir)  # what the runtime file tells
+        return client.publish(local, to=unique + "report.ipynb")
+
+    link = in_thread(in_kernel)
+    assert isinstance(link, PublishResult) and isinstance(link, str)
+    assert link == link.clone_url and "/bookshelf/clone?s3_bucket=published" in link
+    assert link.s3_path == f"s3://published/notebooks/{unique}report.ipynb"
+    assert link.version_id
+    # The link opens the clone page of this server.
+    page = in_thread(requests.get, link, headers={"Authorization": f"token {token}"})
+    assert page.status_code == 200 and "bookshelf-clone" in page.text
+
+    model = in_thread(lambda: BookshelfClient(url, token).clone(link.s3_path, to="reports/"))
+    assert model["path"] == "reports/report-1.ipynb"
+    assert (jp_root_dir / "reports" / "report-1.ipynb").read_bytes() == local.read_bytes()
+
+
+def test_client_errors_carry_code_status_and_field(server, in_thread):
+    url, token = server
+
+    def bad():
+        BookshelfClient(url, token).clone("s3://Bad_Bucket/a.ipynb")
+
+    with pytest.raises(BookshelfClientError) as error:
+        in_thread(bad)
+    assert (error.value.code, error.value.status, error.value.field) == (
+        "InvalidRequest",
+        400,
+        "s3_bucket",
+    )
+
+
+def test_client_finds_the_server_from_the_environment(server, in_thread, monkeypatch):
+    url, token = server
+    monkeypatch.setenv("JUPYTER_SERVER_URL", url)
+    monkeypatch.setenv("JUPYTER_TOKEN", token)
+    assert in_thread(lambda: BookshelfClient().info())["server_access"] is True
+    monkeypatch.delenv("JUPYTER_SERVER_URL")
+    monkeypatch.delenv("JUPYTER_TOKEN")
+    monkeypatch.setenv("JUPYTERHUB_SERVICE_URL", url)
+    monkeypatch.setenv("JUPYTERHUB_API_TOKEN", token)
+    assert in_thread(lambda: BookshelfClient().info())["server_access"] is True
+
+
+# A real `jupyter server` process
+
+
+def _free_jupyter_port() -> int:
+    import socket
+
+    for port in range(28888, 28900):
+        with socket.socket() as probe:
+            if probe.connect_ex(("127.0.0.1", port)) != 0:
+                return port
+    raise RuntimeError("no free port in 28888-28899")
+
+
+@pytest.fixture
+def jupyter_process(tmp_path, moto):
+    """``jupyter server --Bookshelf.server_access=True`` with its own config, runtime and
+    settings folders; stopped by its PID."""
+    from processes import stop_process
+
+    root = tmp_path / "root"
+    root.mkdir()
+    config_dir = tmp_path / "config"
+    config_dir.mkdir()
+    settings_dir = tmp_path / "app_settings"
+    settings_dir.mkdir()
+    (settings_dir / "overrides.json").write_text(
+        json.dumps(
+            {
+                "jupyterlab-bookshelf:core": {
+                    "endpointUrl": moto.endpoint_url,
+                    "forcePathStyle": True,
+                    "publishBucket": "published",
+                    "publishPrefix": "cli/",
+                }
+            }
+        )
+    )
+    (config_dir / "jupyter_server_config.json").write_text(
+        json.dumps(
+            {
+                "ServerApp": {
+                    "jpserver_extensions": {"jupyterlab": True, "jupyterlab_bookshelf": True},
+                    "root_dir": str(root),
+                    "open_browser": False,
+                    "allow_root": True,
+                },
+                "LabApp": {"app_settings_dir": str(settings_dir)},
+            }
+        )
+    )
+    env = {
+        **os.environ,
+        "PYTHONPATH": str(REPO),
+        "JUPYTER_CONFIG_DIR": str(config_dir),
+        "JUPYTER_RUNTIME_DIR": str(tmp_path / "runtime"),
+        "JUPYTER_DATA_DIR": str(tmp_path / "data"),
+        "AWS_ACCESS_KEY_ID": s3_fixture.DEMO_ACCESS_KEY,
+        "AWS_SECRET_ACCESS_KEY": s3_fixture.DEMO_SECRET_KEY,
+        "AWS_CONFIG_FILE": str(tmp_path / "none"),
+        "AWS_SHARED_CREDENTIALS_FILE": str(tmp_path / "none"),
+    }
+    for name in ("JUPYTER_SERVER_URL", "JUPYTER_TOKEN", "JUPYTERHUB_API_TOKEN",
+                 "JUPYTERHUB_SERVICE_URL", "AWS_PROFILE"):  # fmt: skip
+        env.pop(name, None)
+    port = _free_jupyter_port()
+    token = "cli-test-token"
+    process = subprocess.Popen(
+        [sys.executable, "-m", "jupyter_server", "--no-browser", f"--port={port}",
+         "--ip=127.0.0.1", f"--IdentityProvider.token={token}",
+         "--Bookshelf.server_access=True"],
+        cwd=root, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+    )  # fmt: skip
+    url = f"http://127.0.0.1:{port}/"
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        try:
+            if requests.get(url + "api/status", timeout=1).status_code < 500:
+                break
+        except requests.RequestException:
+            time.sleep(0.2)
+    else:
+        stop_process(process)
+        raise RuntimeError(
+            "jupyter server did not start: " + process.stderr.read().decode()[-2000:]
+        )
+    yield {"root": root, "env": env, "url": url, "token": token}
+    stop_process(process)
+
+
+def test_the_command_finds_a_running_server_and_its_mode_from_the_command_line(
+    jupyter_process, moto_client
+):
+    """No URL, no token: the runtime file of the server whose root holds the current folder.
+    The mode came from ``--Bookshelf.server_access=True`` on the server's command line."""
+    root, env = jupyter_process["root"], jupyter_process["env"]
+    (root / "sub").mkdir()
+
+    def command(*args):
+        return subprocess.run(
+            [sys.executable, "-m", "jupyterlab_bookshelf.cli", *args],
+            cwd=root / "sub", env=env, capture_output=True, text=True, timeout=60,
+        )  # fmt: skip
+
+    info = command("--json", "info")
+    assert info.returncode == 0, info.stderr
+    assert json.loads(info.stdout)["server_access"] is True
+    clone = command("clone", "s3://examples/intro.ipynb", "--to", "sub/")
+    assert clone.returncode == 0, clone.stderr
+    assert clone.stdout.strip() == "Cloned s3://examples/intro.ipynb to sub/intro.ipynb"
+    expected = moto_client.get_object(Bucket="examples", Key="intro.ipynb")["Body"].read()
+    assert (root / "sub" / "intro.ipynb").read_bytes() == expected
+    # A local path of the current folder is the server's sub/intro.ipynb.
+    publish = command("--json", "publish", "intro.ipynb", "--overwrite")
+    assert publish.returncode == 0, publish.stderr
+    result = json.loads(publish.stdout)
+    assert result["s3_path"] == "s3://published/cli/sub/intro.ipynb"
+    assert (
+        moto_client.get_object(Bucket="published", Key="cli/sub/intro.ipynb")["Body"].read()
+        == expected
+    )
