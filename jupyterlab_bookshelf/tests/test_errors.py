@@ -1,0 +1,56 @@
+"""The server's error codes are those of the shared errors.json, with its statuses."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from jupyterlab_bookshelf.errors import BookshelfError, error_codes, status_of
+
+PACKAGE = Path(__file__).resolve().parents[1]
+
+#: A code where an error is made: BookshelfError("Code", …), CommitError(status, "Code", …),
+#: and the code tables of the modules that translate S3's and Jupyter's errors.
+_MADE = re.compile(
+    r"""(?:BookshelfError\(\s*|CommitError\(\s*\d+,\s*|code\s*=\s*|:\s*)"([A-Z][A-Za-z]+)\"""",
+)
+
+
+def codes_used() -> set[str]:
+    used = set()
+    for path in PACKAGE.rglob("*.py"):
+        if "tests" in path.parts:
+            continue
+        text = path.read_text(encoding="utf-8")
+        used.update(_MADE.findall(text))
+        # S3's error names map to Bookshelf codes: only the values are ours.
+        for table in re.findall(r"ERROR_NAMES = \{(.*?)\n\}", text, re.DOTALL):
+            used.update(re.findall(r':\s*"([A-Za-z]+)"', table))
+        for table in re.findall(r"_STATUS_CODES = \{(.*?)\}", text, re.DOTALL):
+            used.update(re.findall(r':\s*"([A-Za-z]+)"', table))
+    return used
+
+
+def test_every_code_the_server_uses_is_in_errors_json():
+    used = codes_used()
+    # The scan finds the codes (it is not empty by accident).
+    assert {"InvalidRequest", "NoSuchKey", "TooLarge", "Conflict", "SlowDown"} <= used
+    assert sorted(code for code in used if code not in error_codes()) == []
+
+
+def test_statuses_come_from_errors_json():
+    assert BookshelfError("NoSuchKey", "gone").status == 404
+    assert BookshelfError("TooLarge", "big").status == 413
+    assert BookshelfError("SlowDown", "busy").status == status_of("SlowDown") == 503
+    assert BookshelfError("Conflict", "taken", field="target").body() == {
+        "code": "Conflict",
+        "message": "taken",
+        "field": "target",
+    }
+
+
+def test_an_unknown_code_is_a_programming_error():
+    with pytest.raises(ValueError, match="NotACode"):
+        BookshelfError("NotACode", "no")
