@@ -1,0 +1,134 @@
+"""Server-side mode against the signature-verifying S3 server (s3rver, which also ignores
+conditional writes): the server's signed requests are accepted with the right keys and refused
+with wrong ones, and a policy that relies on conditional writes is refused there, with nothing
+written."""
+
+from __future__ import annotations
+
+import pytest
+
+from .s3_servers import (  # noqa: F401  (fixtures)
+    api,
+    forget_clients,
+    free_port,
+    jp_server_config,
+    lab_dirs,
+    reply,
+    server_access,
+    unique,
+    write_settings,
+)
+from .test_server_clone import assert_error, notebook_bytes
+
+
+@pytest.fixture(scope="module")
+def s3rver():
+    from s3rver_fixture import start_s3rver
+
+    server = start_s3rver(free_port(), ["http://127.0.0.1:8888"])
+    yield server
+    server.stop()
+
+
+@pytest.fixture(scope="module")
+def s3rver_client(s3rver):
+    import boto3
+    from botocore.config import Config
+
+    info = s3rver.info()
+    return boto3.client(
+        "s3",
+        endpoint_url=info["endpoint_url"],
+        region_name="us-east-1",
+        aws_access_key_id=info["access_key_id"],
+        aws_secret_access_key=info["secret_access_key"],
+        config=Config(s3={"addressing_style": "path"}, proxies={}),
+    )
+
+
+@pytest.fixture
+def secret(s3rver):
+    """The secret the Jupyter server's environment gives (parametrize to change)."""
+    return s3rver.info()["secret_access_key"]
+
+
+@pytest.fixture
+def aws_env(monkeypatch, tmp_path, s3rver, secret):
+    monkeypatch.setenv("AWS_ACCESS_KEY_ID", s3rver.info()["access_key_id"])
+    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", secret)
+    for name in ("AWS_SESSION_TOKEN", "AWS_PROFILE", "AWS_DEFAULT_PROFILE"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("AWS_CONFIG_FILE", str(tmp_path / "none"))
+    monkeypatch.setenv("AWS_SHARED_CREDENTIALS_FILE", str(tmp_path / "none"))
+    forget_clients()
+    yield
+    forget_clients()
+
+
+@pytest.fixture
+def admin_settings(s3rver):
+    return {
+        "endpointUrl": s3rver.endpoint_url,
+        "region": "us-east-1",
+        "forcePathStyle": True,
+        "publishBucket": "published",
+        "publishPrefix": "s3rver/",
+        "overwritePolicy": "confirm",
+    }
+
+
+def keys(client, bucket, prefix):
+    listing = client.list_objects_v2(Bucket=bucket, Prefix=prefix)
+    return sorted(item["Key"] for item in listing.get("Contents", []))
+
+
+def test_signed_clone_is_accepted(api, s3rver_client, unique, jp_root_dir):
+    data = notebook_bytes(text="signed")
+    s3rver_client.put_object(Bucket="examples", Key=unique + "nb.ipynb", Body=data)
+    response = api(
+        "api", "bookshelf", "clone", method="POST",
+        body={"s3_bucket": "examples", "s3_key": unique + "nb.ipynb"},
+    )  # fmt: skip
+    assert response.code == 201, response.body
+    assert (jp_root_dir / "nb.ipynb").read_bytes() == data
+
+
+@pytest.mark.parametrize("secret", ["not-the-secret"])
+def test_a_wrong_secret_is_403_invalid_credentials(api, s3rver_client, unique, jp_root_dir):
+    s3rver_client.put_object(Bucket="examples", Key=unique + "nb.ipynb", Body=notebook_bytes())
+    response = api(
+        "api", "bookshelf", "clone", method="POST",
+        body={"s3_bucket": "examples", "s3_key": unique + "nb.ipynb"},
+    )  # fmt: skip
+    body = assert_error(response, 403, "InvalidCredentials")
+    assert "not-the-secret" not in body["message"]
+    assert list(jp_root_dir.iterdir()) == []
+
+
+def test_never_is_refused_where_conditions_are_ignored(
+    api, write_settings, s3rver_client, unique, jp_root_dir
+):
+    write_settings(overwritePolicy="never")
+    (jp_root_dir / "p.ipynb").write_bytes(notebook_bytes())
+    response = api(
+        "api", "bookshelf", "published", "p.ipynb", method="PUT", body={"to": unique + "p.ipynb"}
+    )
+    body = assert_error(response, 400, "NotConfigured")
+    assert "ignores that condition" in body["message"]
+    # Nothing published, and the check's own object is gone again.
+    assert keys(s3rver_client, "published", "s3rver/") == []
+
+
+def test_always_publishes_there(api, write_settings, s3rver_client, unique, jp_root_dir):
+    write_settings(overwritePolicy="always")
+    data = notebook_bytes(text="always")
+    (jp_root_dir / "p.ipynb").write_bytes(data)
+    for expected_status in (201, 200):
+        response = api(
+            "api", "bookshelf", "published", "p.ipynb", method="PUT",
+            body={"to": unique + "p.ipynb"},
+        )  # fmt: skip
+        assert response.code == expected_status, response.body
+    assert reply(response)["s3_path"] == f"s3://published/s3rver/{unique}p.ipynb"
+    got = s3rver_client.get_object(Bucket="published", Key=f"s3rver/{unique}p.ipynb")
+    assert got["Body"].read() == data
