@@ -93,6 +93,7 @@ test: setup $(STAMP_UI) $(CHROMIUM)
 
 bench: setup $(STAMP_UI) $(CHROMIUM)
 	$(PYTHON) bench/run.py
+	$(PYTHON) bench/server_side.py
 
 # The README's pictures (docs/images/), from the UI tests' servers.
 screenshots: setup $(STAMP_UI) $(CHROMIUM)

@@ -11,16 +11,20 @@ and bucket (``conditional.ts``), never assumed. Uploads carry ``Content-MD5``.
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import hashlib
 import json
 import secrets
 import threading
+import time
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from botocore.exceptions import ClientError
 from jupyter_core.utils import ensure_async
+from jupyter_server.services.contents.fileio import FileManagerMixin
 from tornado.web import HTTPError
 
 from ..errors import BookshelfError
@@ -150,7 +154,7 @@ def notebook_body_bytes(path: str, body: Any) -> bytes:
 
 
 async def read_saved_notebook(cm: Any, path: str) -> bytes:
-    """The saved file's bytes as they are (read as text, not parsed and written again)."""
+    """The saved file's bytes as they are (not parsed and written again)."""
     try:
         if not await ensure_async(cm.file_exists(path)):
             raise BookshelfError(
@@ -159,6 +163,12 @@ async def read_saved_notebook(cm: Any, path: str) -> bytes:
                 "its path.",
                 "path",
             )
+        if isinstance(cm, FileManagerMixin):
+            # The bytes on disk, without a round of decoding and encoding; the manager's own
+            # rule on hidden files still applies.
+            if not cm.allow_hidden and await ensure_async(cm.is_hidden(path)):
+                raise BookshelfError("ReadFailed", f"'{path}' is hidden.", "path")
+            return await in_transfer_thread(Path(cm._get_os_path(path)).read_bytes)
         model = await ensure_async(cm.get(path, content=True, type="file", format="text"))
     except HTTPError as error:
         if error.status_code == 400:
@@ -166,6 +176,12 @@ async def read_saved_notebook(cm: Any, path: str) -> bytes:
         raise BookshelfError(
             "ReadFailed",
             f"The Jupyter server could not read '{path}' (HTTP {error.status_code}).",
+            "path",
+        ) from None
+    except OSError as error:
+        raise BookshelfError(
+            "ReadFailed",
+            f"The Jupyter server could not read '{path}' ({error.strerror or 'unknown error'}).",
             "path",
         ) from None
     content = model.get("content")
@@ -183,18 +199,26 @@ def not_publishable(path: str, reason: str) -> BookshelfError:
 
 class ConditionalWrites:
     """Whether the S3 service honours ``If-Match``/``If-None-Match`` on PutObject, per
-    endpoint and bucket, found out once per server process (a failed probe is not kept)."""
+    endpoint and bucket, found out by a probe and kept for ``KEEP_SECONDS`` (a service may be
+    upgraded or replaced behind its address); a failed probe is not kept."""
+
+    KEEP_SECONDS = 900.0
 
     def __init__(self) -> None:
-        self._answers: dict[tuple[str, str], dict[str, bool]] = {}
+        self._answers: dict[tuple[str, str], tuple[float, dict[str, bool]]] = {}
         self._lock = threading.Lock()
 
     def answer(self, client: Any, endpoint: str, bucket: str, prefix: str) -> dict[str, bool]:
         with self._lock:  # concurrent publishes share one probe
-            found = self._answers.get((endpoint, bucket))
-            if found is None:
-                found = self._answers[(endpoint, bucket)] = probe(client, bucket, prefix)
-            return found
+            kept = self._answers.get((endpoint, bucket))
+            if kept is None or time.monotonic() - kept[0] > self.KEEP_SECONDS:
+                kept = (time.monotonic(), probe(client, bucket, prefix))
+                self._answers[(endpoint, bucket)] = kept
+            return kept[1]
+
+    def forget(self) -> None:
+        with self._lock:
+            self._answers.clear()
 
 
 def _refused_condition(error: BaseException) -> bool:
@@ -305,12 +329,25 @@ def conditions_ignored(needed: str, where: str) -> BookshelfError:
     return BookshelfError("NotConfigured", message)
 
 
+def content_md5(data: bytes) -> str:
+    """The ``Content-MD5`` header of an upload: S3 refuses a body damaged on the way."""
+    return base64.b64encode(hashlib.md5(data, usedforsecurity=False).digest()).decode()
+
+
 def upload(
-    client: Any, settings: S3Settings, bucket: str, key: str, data: bytes, options: PublishOptions
+    client: Any,
+    settings: S3Settings,
+    bucket: str,
+    key: str,
+    data: bytes,
+    options: PublishOptions,
+    md5: str,
+    head: tuple[bool, str | None],
 ) -> tuple[int, dict[str, Any]]:
-    """HEAD, decide, check the condition is honoured, PUT; blocking (a transfer thread)."""
+    """Decide on what the HEAD found, check the condition is honoured, PUT; blocking (a
+    transfer thread)."""
     where = f"s3://{bucket}/{key}"
-    exists, etag = _head_etag(client, bucket, key)
+    exists, etag = head
     condition = decide(settings.overwrite_policy, exists, etag, options, where)
     needed = required_condition(settings.overwrite_policy, condition)
     if needed:
@@ -320,7 +357,6 @@ def upload(
         honoured = answer["if_match"] if needed == "IfMatch" else answer["if_none_match"]
         if not honoured:
             raise conditions_ignored(needed, where)
-    md5 = base64.b64encode(hashlib.md5(data, usedforsecurity=False).digest()).decode()
     try:
         put = client.put_object(
             Bucket=bucket,
@@ -383,15 +419,24 @@ async def server_publish(
         data = notebook_body_bytes(path, body)
     else:
         data = await read_saved_notebook(cm, path)
-    try:
-        await in_transfer_thread(check_notebook_bytes, data, "publish")
-    except BookshelfError as error:
-        reason = error.message.removeprefix("The object is not a Jupyter notebook: ")
-        raise not_publishable(path, reason) from None
     client = await in_transfer_thread(s3_client, settings)
+    # The check, the checksum and the look at the destination at once: hashing releases the
+    # GIL, and the HEAD waits on the network.
+    checked, digest, head = await asyncio.gather(
+        in_transfer_thread(check_notebook_bytes, data, "publish"),
+        in_transfer_thread(content_md5, data),
+        in_transfer_thread(_head_etag, client, bucket, key),
+        return_exceptions=True,
+    )
+    if isinstance(checked, BookshelfError):
+        reason = checked.message.removeprefix("The object is not a Jupyter notebook: ")
+        raise not_publishable(path, reason)
     try:
+        for outcome in (checked, digest, head):
+            if isinstance(outcome, BaseException):
+                raise outcome
         status, result = await in_transfer_thread(
-            upload, client, settings, bucket, key, data, options
+            upload, client, settings, bucket, key, data, options, digest, head
         )
     except BookshelfError:
         raise

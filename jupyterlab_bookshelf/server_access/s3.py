@@ -93,9 +93,13 @@ def s3_client(settings: S3Settings) -> Any:
 
 
 def forget_clients() -> None:
-    """Drop the cached clients (tests that change the credentials in the environment)."""
+    """Drop the cached clients and what was found out about the services (tests that change
+    the credentials in the environment, or start another S3 server at an address)."""
     with _clients_lock:
         _clients.clear()
+    from .publish import _conditional_writes
+
+    _conditional_writes.forget()
 
 
 def where(bucket: str | None, key: str | None = None) -> str:

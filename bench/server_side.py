@@ -1,0 +1,321 @@
+"""Server-side mode's speed and memory (part of ``make bench``).
+
+Starts the S3 fixture server (moto) and a Jupyter server with ``--Bookshelf.server_access=True``
+(ports ``BOOKSHELF_BENCH_S3_PORT``, default 29090, and ``BOOKSHELF_BENCH_LAB_PORT``, 28898), then
+measures, median of ``BOOKSHELF_BENCH_ROUNDS`` (default 3) interleaved runs:
+
+- clone of 10, 50 and 200 MB objects through ``POST /api/bookshelf/clone`` against ``curl`` GET
+  of the same object from S3 (a presigned URL) to a file plus ``cp`` of it into the tree;
+- publish of notebooks of 10, 50 and 200 MB through ``PUT /api/bookshelf/published/…`` against a
+  raw ``curl`` PUT of the same file to S3 (a presigned URL);
+- the Jupyter server's memory (RSS, sampled every 20 ms) above its level before, during a clone
+  of a 1 GB object (``--large-mb`` to change, 0 to skip), and the slowest answer to
+  ``GET /api/contents`` sent every 50 ms meanwhile.
+
+Writes ``bench/results/server-side.md`` and ``.json``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+import requests
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO / "scripts"))
+
+import s3_fixture  # noqa: E402
+from processes import stop_process  # noqa: E402
+
+MB = 1024 * 1024
+TOKEN = "bench-token"
+
+
+def rss(pid: int) -> int:
+    """Resident memory of a process, in bytes (Linux)."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) * 1024
+    return 0
+
+
+def notebook_of(size: int) -> bytes:
+    """A version 4 notebook of about ``size`` bytes: stream outputs of text lines."""
+    line = "x" * 99 + "\n"
+    cells = []
+    per_cell = 1 * MB
+    for index in range(max(1, size // per_cell)):
+        cells.append(
+            {
+                "cell_type": "code",
+                "execution_count": index,
+                "id": f"c{index}",
+                "metadata": {},
+                "outputs": [
+                    {"name": "stdout", "output_type": "stream", "text": [line] * (per_cell // 100)}
+                ],
+                "source": f"print({index})",
+            }
+        )
+    notebook = {"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
+    return (json.dumps(notebook, indent=1) + "\n").encode()
+
+
+def start_jupyter(root: Path, work: Path, endpoint: str, port: int) -> subprocess.Popen:
+    settings = work / "app_settings"
+    settings.mkdir()
+    (settings / "overrides.json").write_text(
+        json.dumps(
+            {
+                "jupyterlab-bookshelf:core": {
+                    "endpointUrl": endpoint,
+                    "forcePathStyle": True,
+                    "publishBucket": "published",
+                    "publishPrefix": "bench/",
+                    "overwritePolicy": "always",
+                    "maxObjectSizeMB": 4096,
+                }
+            }
+        )
+    )
+    config = work / "config"
+    config.mkdir()
+    (config / "jupyter_server_config.json").write_text(
+        json.dumps(
+            {
+                "ServerApp": {
+                    "jpserver_extensions": {"jupyterlab": True, "jupyterlab_bookshelf": True},
+                    "root_dir": str(root),
+                    "open_browser": False,
+                    "allow_root": True,
+                },
+                "LabApp": {"app_settings_dir": str(settings)},
+            }
+        )
+    )
+    env = {
+        **os.environ,
+        "PYTHONPATH": str(REPO),
+        "JUPYTER_CONFIG_DIR": str(config),
+        "JUPYTER_RUNTIME_DIR": str(work / "runtime"),
+        "AWS_ACCESS_KEY_ID": s3_fixture.DEMO_ACCESS_KEY,
+        "AWS_SECRET_ACCESS_KEY": s3_fixture.DEMO_SECRET_KEY,
+    }
+    process = subprocess.Popen(
+        [sys.executable, "-m", "jupyter_server", f"--port={port}", "--ip=127.0.0.1",
+         f"--IdentityProvider.token={TOKEN}", "--Bookshelf.server_access=True"],
+        env=env, cwd=root, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+    url = f"http://127.0.0.1:{port}/"
+    for _ in range(300):
+        try:
+            requests.get(url + "api/status", timeout=1)
+            return process
+        except requests.RequestException:
+            time.sleep(0.1)
+    stop_process(process)
+    raise RuntimeError("jupyter server did not start")
+
+
+def timed(action) -> float:
+    start = time.perf_counter()
+    action()
+    return time.perf_counter() - start
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--sizes", default="10,50,200", help="MB, comma-separated")
+    parser.add_argument("--large-mb", type=int, default=1024)
+    args = parser.parse_args()
+    sizes = [int(size) for size in args.sizes.split(",")]
+    rounds = int(os.environ.get("BOOKSHELF_BENCH_ROUNDS", "3"))
+    s3_port = int(os.environ.get("BOOKSHELF_BENCH_S3_PORT", "29090"))
+    lab_port = int(os.environ.get("BOOKSHELF_BENCH_LAB_PORT", "28898"))
+    work = Path(tempfile.mkdtemp(prefix="bookshelf-bench-"))
+    root = work / "root"
+    root.mkdir()
+    results: dict = {"clone": {}, "publish": {}, "large": {}}
+    with s3_fixture.start_s3_server(s3_port, ["http://127.0.0.1:8888"]) as s3:
+        client = s3.client()
+        jupyter = start_jupyter(root, work, s3.endpoint_url, lab_port)
+        api = requests.Session()
+        api.trust_env = False
+        api.headers["Authorization"] = f"token {TOKEN}"
+        url = f"http://127.0.0.1:{lab_port}/"
+        try:
+            for size in sizes:
+                key = f"bench/{size}mb.bin"
+                source = work / f"{size}mb.bin"
+                source.write_bytes(os.urandom(size * MB))
+                with open(source, "rb") as body:
+                    # One part: its ETag is the MD5, so the clone checks it (the costlier case).
+                    client.put_object(Bucket="examples", Key=key, Body=body)
+                nb = work / f"{size}mb.ipynb"
+                nb.write_bytes(notebook_of(size * MB))
+                (root / nb.name).write_bytes(nb.read_bytes())
+                get_url = client.generate_presigned_url(
+                    "get_object", Params={"Bucket": "examples", "Key": key}, ExpiresIn=3600
+                )
+                put_url = client.generate_presigned_url(
+                    "put_object", Params={"Bucket": "published", "Key": f"raw/{nb.name}"},
+                    ExpiresIn=3600,
+                )  # fmt: skip
+                clone_s, curl_s, publish_s, raw_s = [], [], [], []
+                for index in range(rounds):
+                    download = work / "download.bin"
+
+                    def curl_cp(index=index, download=download, get_url=get_url):
+                        subprocess.run(["curl", "-sf", "--noproxy", "*", "-o", str(download),
+                                        get_url], check=True)  # fmt: skip
+                        shutil.copyfile(download, root / f"curl-{index}.bin")
+
+                    def clone(key=key):
+                        answer = api.post(
+                            url + "api/bookshelf/clone",
+                            data=json.dumps({"s3_bucket": "examples", "s3_key": key}),
+                        )
+                        assert answer.status_code == 201, answer.text
+
+                    def publish(nb=nb):
+                        answer = api.put(url + f"api/bookshelf/published/{nb.name}", data="")
+                        assert answer.status_code in (200, 201), answer.text
+
+                    def raw_put(nb=nb, put_url=put_url):
+                        subprocess.run(["curl", "-sf", "--noproxy", "*", "-o", "/dev/null", "-T",
+                                        str(nb), put_url], check=True)  # fmt: skip
+
+                    curl_s.append(timed(curl_cp))
+                    clone_s.append(timed(clone))
+                    raw_s.append(timed(raw_put))
+                    publish_s.append(timed(publish))
+                for path in root.glob(f"{size}mb*.bin"):
+                    path.unlink()
+                for path in root.glob("curl-*.bin"):
+                    path.unlink()
+                results["clone"][size] = {
+                    "server_side_s": statistics.median(clone_s),
+                    "curl_cp_s": statistics.median(curl_s),
+                }
+                results["publish"][size] = {
+                    "server_side_s": statistics.median(publish_s),
+                    "raw_put_s": statistics.median(raw_s),
+                }
+                client.delete_object(Bucket="examples", Key=key)
+                source.unlink()
+                print(size, "MB", results["clone"][size], results["publish"][size], flush=True)
+            if args.large_mb:
+                results["large"] = measure_large(client, api, url, jupyter.pid, work, root,
+                                                 args.large_mb)  # fmt: skip
+                print(results["large"], flush=True)
+        finally:
+            stop_process(jupyter)
+    shutil.rmtree(work, ignore_errors=True)
+    out = REPO / "bench" / "results"
+    (out / "server-side.json").write_text(json.dumps(results, indent=2) + "\n")
+    (out / "server-side.md").write_text(table(results, rounds))
+    print(table(results, rounds))
+    return 0
+
+
+def measure_large(client, api, url, pid, work, root, size_mb) -> dict:
+    """Clone a large object; sample the server's RSS and time other requests meanwhile."""
+    source = work / "large.bin"
+    with open(source, "wb") as file:
+        block = os.urandom(MB)
+        for _ in range(size_mb):
+            file.write(block)
+    client.upload_file(str(source), "examples", "bench/large.bin")
+    source.unlink()
+    api.get(url + "api/contents")  # warm
+    before = rss(pid)
+    peak = before
+    slowest = 0.0
+    answered = 0
+    done = threading.Event()
+
+    def sample():
+        nonlocal peak
+        while not done.is_set():
+            peak = max(peak, rss(pid))
+            time.sleep(0.02)
+
+    def probe():
+        nonlocal slowest, answered
+        other = requests.Session()
+        other.trust_env = False
+        other.headers.update(api.headers)
+        while not done.is_set():
+            slowest = max(slowest, timed(lambda: other.get(url + "api/contents", timeout=30)))
+            answered += 1
+            time.sleep(0.05)
+
+    threads = [threading.Thread(target=sample), threading.Thread(target=probe)]
+    for thread in threads:
+        thread.start()
+    start = time.perf_counter()
+    answer = api.post(
+        url + "api/bookshelf/clone",
+        data=json.dumps({"s3_bucket": "examples", "s3_key": "bench/large.bin"}),
+    )
+    elapsed = time.perf_counter() - start
+    done.set()
+    for thread in threads:
+        thread.join()
+    assert answer.status_code == 201, answer.text
+    cloned = root / answer.json()["path"]
+    size = cloned.stat().st_size
+    cloned.unlink()
+    client.delete_object(Bucket="examples", Key="bench/large.bin")
+    return {
+        "size_mb": size_mb,
+        "bytes": size,
+        "clone_s": elapsed,
+        "rss_growth_mb": (peak - before) / MB,
+        "slowest_other_request_ms": slowest * 1000,
+        "other_requests_answered": answered,
+    }
+
+
+def table(results: dict, rounds: int) -> str:
+    lines = [
+        "# Server-side mode",
+        "",
+        f"Median of {rounds} runs; `python bench/server_side.py` (part of `make bench`).",
+        "",
+        "| size | server-side clone | curl GET + cp | ratio (target ≤ 1.3) | server-side publish "
+        "| raw PUT | ratio (target ≤ 1.2) |",
+        "| ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+    ]
+    for size, clone in results["clone"].items():
+        publish = results["publish"][size]
+        lines.append(
+            f"| {size} MB | {clone['server_side_s']:.2f} s | {clone['curl_cp_s']:.2f} s | "
+            f"{clone['server_side_s'] / clone['curl_cp_s']:.2f} | "
+            f"{publish['server_side_s']:.2f} s | {publish['raw_put_s']:.2f} s | "
+            f"{publish['server_side_s'] / publish['raw_put_s']:.2f} |"
+        )
+    large = results.get("large")
+    if large:
+        lines += [
+            "",
+            f"Clone of a {large['size_mb']} MB object: {large['clone_s']:.1f} s; the server's "
+            f"memory (RSS) grew by {large['rss_growth_mb']:.1f} MB at most; the slowest of "
+            f"{large['other_requests_answered']} `GET /api/contents` sent meanwhile took "
+            f"{large['slowest_other_request_ms']:.0f} ms.",
+        ]
+    return "\n".join(lines) + "\n"
+
+
+if __name__ == "__main__":
+    sys.exit(main())
