@@ -274,3 +274,24 @@ def test_the_clone_url_clones_what_was_published(api, unique, saved, jp_root_dir
     response = api("api", "bookshelf", "clone", method="POST", body=query)
     assert response.code == 201, response.body
     assert (jp_root_dir / "m.ipynb").read_bytes() == data
+
+
+def test_a_path_with_spaces_and_options_in_the_query(api, moto_client, unique, saved):
+    key = f"notebooks/{unique}My Report.ipynb"
+    saved(unique + "My Report.ipynb", notebook_bytes(text="one"))
+    assert publish(api, unique + "My Report.ipynb").code == 201
+    saved(unique + "My Report.ipynb", notebook_bytes(text="two"))
+    response = api(
+        "api", "bookshelf", "publish", unique + "My Report.ipynb", method="PUT", body="",
+        params={"overwrite": "true"},
+    )  # fmt: skip
+    assert response.code == 200, response.body
+    assert reply(response)["s3_path"] == f"s3://published/{key}"
+    assert "s3_key=notebooks%2F" in reply(response)["clone_url"]
+    assert "My%20Report.ipynb" in reply(response)["clone_url"]
+    assert read(moto_client, key) == notebook_bytes(text="two")
+    bad = api(
+        "api", "bookshelf", "publish", unique + "My Report.ipynb", method="PUT", body="",
+        params={"overwrite": "perhaps"},
+    )  # fmt: skip
+    assert_error(bad, 400, "InvalidRequest", "overwrite")
