@@ -18,6 +18,7 @@ import json
 import secrets
 import threading
 import time
+from concurrent.futures import Future
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -38,7 +39,7 @@ from ..validation import (
 from .config import S3Settings
 from .notebook import check_notebook_bytes
 from .s3 import s3_client, to_bookshelf_error
-from .transfers import in_transfer_thread
+from .transfers import in_transfer_thread, start_check
 
 NOTEBOOK_EXTENSION = ".ipynb"
 NOTEBOOK_CONTENT_TYPE = "application/x-ipynb+json"
@@ -329,9 +330,67 @@ def conditions_ignored(needed: str, where: str) -> BookshelfError:
     return BookshelfError("NotConfigured", message)
 
 
-def content_md5(data: bytes) -> str:
-    """The ``Content-MD5`` header of an upload: S3 refuses a body damaged on the way."""
-    return base64.b64encode(hashlib.md5(data, usedforsecurity=False).digest()).decode()
+def payload_digests(data: bytes) -> tuple[str, str]:
+    """The upload's ``Content-MD5`` (S3 refuses a body damaged on the way) and its SHA-256 for
+    the signature, made here so that the signer does not read the body first (see GatedBody).
+    Hashing releases the GIL: both run beside the notebook check."""
+    md5 = base64.b64encode(hashlib.md5(data, usedforsecurity=False).digest()).decode()
+    return md5, hashlib.sha256(data).hexdigest()
+
+
+class GatedBody:
+    """The bytes of an upload, which hold back their last ``HELD`` bytes until the notebook
+    check has passed. S3 stores an object only once its whole body has arrived, so an upload
+    whose check fails is cut off before its end and nothing is stored; meanwhile the check and
+    the transfer run at the same time. A failed check stays failed: a retry of the request
+    cannot complete either."""
+
+    HELD = 64 * 1024
+
+    def __init__(self, data: bytes, check: Future[None]):
+        self._view = memoryview(data)
+        self._position = 0
+        self._check = check
+
+    def __len__(self) -> int:
+        return len(self._view)
+
+    def tell(self) -> int:
+        return self._position
+
+    def seek(self, offset: int, whence: int = 0) -> int:
+        base = {0: 0, 1: self._position, 2: len(self._view)}[whence]
+        self._position = max(0, min(len(self._view), base + offset))
+        return self._position
+
+    def read(self, size: int | None = -1) -> bytes:
+        total = len(self._view)
+        end = total if size is None or size < 0 else min(total, self._position + size)
+        limit = total - self.HELD
+        if end > limit:
+            if self._position < limit and not self._check.done():
+                end = limit  # a short read: what may go before the check has passed
+            else:
+                self._check.result()  # waits for the check; raises its error
+        chunk = bytes(self._view[self._position : end])
+        self._position = end
+        return chunk
+
+    def verdict(self) -> None:
+        """The check's outcome (raises its error)."""
+        self._check.result()
+
+
+#: The SHA-256 of the upload this thread is sending (set around ``put_object``).
+_payload = threading.local()
+
+
+def _sign_with_known_sha256(request: Any, **_: Any) -> None:
+    """botocore's signer reads the whole body to hash it (always over http://) unless the
+    request carries the hash: give it the one made beside the check."""
+    digest = getattr(_payload, "sha256", None)
+    if digest and request.method == "PUT":
+        request.headers["X-Amz-Content-SHA256"] = digest
 
 
 def upload(
@@ -339,9 +398,9 @@ def upload(
     settings: S3Settings,
     bucket: str,
     key: str,
-    data: bytes,
+    data: bytes | GatedBody,
     options: PublishOptions,
-    md5: str,
+    digests: tuple[str, str],
     head: tuple[bool, str | None],
 ) -> tuple[int, dict[str, Any]]:
     """Decide on what the HEAD found, check the condition is honoured, PUT; blocking (a
@@ -357,6 +416,11 @@ def upload(
         honoured = answer["if_match"] if needed == "IfMatch" else answer["if_none_match"]
         if not honoured:
             raise conditions_ignored(needed, where)
+    md5, sha256 = digests
+    if not getattr(client, "_bookshelf_signs_known_sha256", False):
+        client.meta.events.register("before-sign.s3.PutObject", _sign_with_known_sha256)
+        client._bookshelf_signs_known_sha256 = True
+    _payload.sha256 = sha256
     try:
         put = client.put_object(
             Bucket=bucket,
@@ -384,6 +448,11 @@ def upload(
                 "overwritten. Look at the newer version, then publish again.",
             ) from None
         raise mapped from None
+    finally:
+        _payload.sha256 = None
+    # Stored means the whole body went, so the check passed; said again for plain bytes.
+    if isinstance(data, GatedBody):
+        data.verdict()
     result: dict[str, Any] = {"s3_path": where}
     if put.get("VersionId") and put["VersionId"] != "null":
         result["version_id"] = put["VersionId"]
@@ -420,25 +489,27 @@ async def server_publish(
     else:
         data = await read_saved_notebook(cm, path)
     client = await in_transfer_thread(s3_client, settings)
-    # The check, the checksum and the look at the destination at once: hashing releases the
-    # GIL, and the HEAD waits on the network.
-    checked, digest, head = await asyncio.gather(
-        in_transfer_thread(check_notebook_bytes, data, "publish"),
-        in_transfer_thread(content_md5, data),
+    # The check runs while the checksums are made, the destination is looked at and the upload
+    # goes: the upload holds back its last bytes until the check has passed (GatedBody).
+    check = start_check(check_notebook_bytes, data, "publish")
+    digests, head = await asyncio.gather(
+        in_transfer_thread(payload_digests, data),
         in_transfer_thread(_head_etag, client, bucket, key),
         return_exceptions=True,
     )
-    if isinstance(checked, BookshelfError):
-        reason = checked.message.removeprefix("The object is not a Jupyter notebook: ")
-        raise not_publishable(path, reason)
     try:
-        for outcome in (checked, digest, head):
+        if check.done():
+            check.result()
+        for outcome in (digests, head):
             if isinstance(outcome, BaseException):
                 raise outcome
         status, result = await in_transfer_thread(
-            upload, client, settings, bucket, key, data, options, digest, head
+            upload, client, settings, bucket, key, GatedBody(data, check), options, digests, head
         )
-    except BookshelfError:
+    except BookshelfError as error:
+        if error.code == "NotANotebook":
+            reason = error.message.removeprefix("The object is not a Jupyter notebook: ")
+            raise not_publishable(path, reason) from None
         raise
     except Exception as error:  # noqa: BLE001  (S3's failures, said as Bookshelf's)
         raise to_bookshelf_error(error, bucket, key, endpoint_url=settings.endpoint_url) from None

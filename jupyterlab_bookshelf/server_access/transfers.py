@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import functools
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any, TypeVar
 
 T = TypeVar("T")
@@ -19,6 +19,7 @@ T = TypeVar("T")
 MAX_TRANSFERS = 8
 
 _executor: ThreadPoolExecutor | None = None
+_checks: ThreadPoolExecutor | None = None
 
 
 def _pool() -> ThreadPoolExecutor:
@@ -32,3 +33,12 @@ async def in_transfer_thread(function: Callable[..., T], *args: Any, **kwargs: A
     """Run ``function`` in a transfer thread; the event loop stays free meanwhile."""
     loop = asyncio.get_running_loop()
     return await loop.run_in_executor(_pool(), functools.partial(function, *args, **kwargs))
+
+
+def start_check(function: Callable[..., T], *args: Any) -> Future[T]:
+    """Start a content check in a thread of the checks' own pool (a transfer may wait for a
+    check; a check never waits for anything, so the two pools cannot block each other)."""
+    global _checks
+    if _checks is None:
+        _checks = ThreadPoolExecutor(MAX_TRANSFERS, thread_name_prefix="bookshelf-check")
+    return _checks.submit(function, *args)

@@ -295,3 +295,59 @@ def test_a_path_with_spaces_and_options_in_the_query(api, moto_client, unique, s
         params={"overwrite": "perhaps"},
     )  # fmt: skip
     assert_error(bad, 400, "InvalidRequest", "overwrite")
+
+
+@pytest.fixture
+def slow_check(monkeypatch):
+    """The notebook check takes 1 s (then passes, or fails with ``fail``); records how far the
+    upload had read its body when the check ended."""
+    from jupyterlab_bookshelf.errors import BookshelfError
+    from jupyterlab_bookshelf.server_access import publish as publish_module
+
+    seen = {"read_before_verdict": 0, "fail": False}
+    real_read = publish_module.GatedBody.read
+
+    def read(self, size=-1):
+        chunk = real_read(self, size)
+        if not self._check.done():
+            seen["read_before_verdict"] = self._position
+        return chunk
+
+    def check(data, purpose):
+        import time
+
+        time.sleep(1)
+        if seen["fail"]:
+            raise BookshelfError("NotANotebook", "The object is not a Jupyter notebook: late.")
+
+    monkeypatch.setattr(publish_module.GatedBody, "read", read)
+    monkeypatch.setattr(publish_module, "check_notebook_bytes", check)
+    return seen
+
+
+def big_notebook() -> bytes:
+    return notebook_bytes(text="x" * (4 * 1024 * 1024))
+
+
+def test_the_upload_runs_during_the_check_and_completes_after_it(
+    api, moto_client, unique, saved, slow_check
+):
+    data = saved(unique + "slow.ipynb", big_notebook())
+    response = publish(api, unique + "slow.ipynb")
+    assert response.code == 201, response.body
+    # Everything but the held-back end was sent while the check ran.
+    assert slow_check["read_before_verdict"] == len(data) - 64 * 1024
+    assert read(moto_client, f"notebooks/{unique}slow.ipynb") == data
+
+
+def test_a_check_that_fails_during_the_upload_stores_nothing(
+    api, moto_client, unique, saved, slow_check
+):
+    data = saved(unique + "late.ipynb", big_notebook())
+    slow_check["fail"] = True
+    body = assert_error(publish(api, unique + "late.ipynb"), 400, "NotANotebook")
+    assert body["message"] == (
+        f"'{unique}late.ipynb' is not a valid Jupyter notebook, so it was not published: late."
+    )
+    assert slow_check["read_before_verdict"] >= len(data) // 2
+    assert objects(moto_client, "published", f"notebooks/{unique}late.ipynb") == []
