@@ -25,37 +25,52 @@ from .client import BookshelfClient, BookshelfClientError
 PROGRESS_AFTER = 1.0
 
 
+def _common(defaults: bool) -> argparse.ArgumentParser:
+    """The options every command takes, before or after its name (after it, they do not reset
+    what was given before)."""
+    given = {} if defaults else {"default": argparse.SUPPRESS}
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument(
+        "--url",
+        help="the Jupyter server's URL (default: JUPYTER_SERVER_URL, JupyterHub's "
+        "JUPYTERHUB_SERVICE_URL, else the running server found)",
+        **given,
+    )
+    common.add_argument(
+        "--token",
+        help="the server's token (default: JUPYTER_TOKEN or JUPYTERHUB_API_TOKEN, else the "
+        "running server's)",
+        **given,
+    )
+    flag = {} if defaults else {"default": argparse.SUPPRESS}
+    common.add_argument("--json", action="store_true", help="print the result as JSON", **flag)
+    common.add_argument("--quiet", action="store_true", help="no progress on stderr", **flag)
+    return common
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="jupyter bookshelf",
         description="Clone notebooks from S3 into a running Jupyter server's file tree, and "
         "publish them, through the server (its administrator turns this on with "
         "c.Bookshelf.server_access = True).",
+        parents=[_common(defaults=True)],
     )
-    parser.add_argument(
-        "--url",
-        help="the Jupyter server's URL (default: JUPYTER_SERVER_URL, "
-        "JupyterHub's JUPYTERHUB_SERVICE_URL, else the running server found)",
-    )
-    parser.add_argument(
-        "--token",
-        help="the server's token (default: JUPYTER_TOKEN or "
-        "JUPYTERHUB_API_TOKEN, else the running server's)",
-    )
-    parser.add_argument("--json", action="store_true", help="print the result as JSON")
-    parser.add_argument("--quiet", action="store_true", help="no progress on stderr")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    common = _common(defaults=False)
 
-    clone = commands.add_parser("clone", help="copy an S3 object into the file tree")
+    clone = commands.add_parser(
+        "clone", help="copy an S3 object into the file tree", parents=[common]
+    )
     clone.add_argument("source", metavar="s3://bucket/key")
     clone.add_argument(
         "--to",
-        help="a folder ending in / or a file path, relative to the "
-        "server's root (default: the root, under the key's name)",
+        help="a folder ending in / or a file path, relative to the server's root (default: the "
+        "root, under the key's name)",
     )
     clone.add_argument("--version", help="the object's version id (default: the latest)")
 
-    publish = commands.add_parser("publish", help="publish a saved notebook")
+    publish = commands.add_parser("publish", help="publish a saved notebook", parents=[common])
     publish.add_argument(
         "path", help="the notebook, relative to the server's root (or a local path below it)"
     )
@@ -69,7 +84,9 @@ def _parser() -> argparse.ArgumentParser:
         help="replace an existing published notebook (policy 'confirm')",
     )
 
-    commands.add_parser("info", help="the server's Bookshelf release, settings and mode")
+    commands.add_parser(
+        "info", help="the server's Bookshelf release, settings and mode", parents=[common]
+    )
     return parser
 
 

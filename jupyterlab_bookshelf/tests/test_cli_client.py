@@ -341,3 +341,15 @@ def test_the_command_finds_a_running_server_and_its_mode_from_the_command_line(
         moto_client.get_object(Bucket="published", Key="cli/sub/intro.ipynb")["Body"].read()
         == expected
     )
+
+
+def test_cli_options_also_after_the_command(server, in_thread, capsys, jp_root_dir):
+    url, token = server
+    code = in_thread(
+        cli.main,
+        ["clone", "s3://examples/data/readme.txt", "--url", url, "--token", token, "--json"],
+    )
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    assert json.loads(out)["path"] == "readme.txt"
+    assert (jp_root_dir / "readme.txt").is_file()
