@@ -467,3 +467,29 @@ def test_the_server_answers_other_requests_during_a_clone(
     assert answered >= 5
     assert slowest < 0.2
     assert (jp_root_dir / "slow.bin").read_bytes() == data
+
+
+NAMING = json.loads((Path(__file__).parent / "naming_cases.json").read_text())["cases"]
+# The cases a clone can meet: names that are not hidden, with few enough taken names.
+CLONABLE_NAMING = [case for case in NAMING if not case["name"].startswith(".") and case["n"] <= 12]
+
+
+@pytest.mark.parametrize(
+    "case", CLONABLE_NAMING, ids=[f"{c['name']}-{c['n']}" for c in CLONABLE_NAMING]
+)
+def test_the_shared_naming_cases_through_the_api(api, put_object, unique, jp_root_dir, case):
+    from jupyterlab_bookshelf.commit import increment_name
+
+    folder = jp_root_dir / "f"
+    folder.mkdir()
+    for n in range(case["n"]):
+        (folder / increment_name(case["name"], n)).write_text("taken")
+    put_object("examples", unique + case["name"], notebook_bytes())
+    response = api(
+        "api", "bookshelf", "clone", method="POST",
+        body={"s3_bucket": "examples", "s3_key": unique + case["name"], "target_path": "f/"},
+    )  # fmt: skip
+    assert response.code == 201, response.body
+    assert reply(response)["path"] == "f/" + case["expected"]
+    assert (folder / case["expected"]).read_bytes() == notebook_bytes()
+    assert len(list(folder.iterdir())) == case["n"] + 1
