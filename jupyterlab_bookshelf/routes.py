@@ -77,6 +77,14 @@ class _BookshelfMixin:
         return committer
 
 
+def unexpected(handler: Any, what: str) -> BookshelfError:
+    """A failure nobody foresaw: the details go to the server's log, never to the caller."""
+    handler.log.exception("Bookshelf: server-side %s failed unexpectedly", what)
+    return BookshelfError(
+        "Unknown", f"The server-side {what} failed unexpectedly; the Jupyter server's log says why."
+    )
+
+
 class InfoHandler(_BookshelfMixin, APIHandler):
     """GET /api/bookshelf: the release and the features of the configuration."""
 
@@ -202,6 +210,20 @@ class _CloneRequestMixin(_BookshelfMixin):
         except BookshelfError as error:
             finish_error(self, error)
             return
+        except OSError as error:
+            # Only the reason: the message of an OSError names server paths.
+            self.log.warning("Bookshelf: a server-side clone could not be saved: %s", error)
+            finish_error(
+                self,
+                BookshelfError(
+                    "SaveFailed",
+                    f"The server could not save the clone ({error.strerror or 'unknown error'}).",
+                ),
+            )
+            return
+        except Exception:
+            finish_error(self, unexpected(self, "clone"))
+            return
         model = await ensure_async(self.contents_manager.get(path, content=False))
         self.set_status(201)
         self.set_header(
@@ -284,6 +306,9 @@ class PublishHandler(_BookshelfMixin, APIHandler):
             )
         except BookshelfError as error:
             finish_error(self, error)
+            return
+        except Exception:
+            finish_error(self, unexpected(self, "publish"))
             return
         self.set_status(status)
         self.set_header("Content-Type", "application/json")

@@ -493,3 +493,20 @@ def test_the_shared_naming_cases_through_the_api(api, put_object, unique, jp_roo
     assert reply(response)["path"] == "f/" + case["expected"]
     assert (folder / case["expected"]).read_bytes() == notebook_bytes()
     assert len(list(folder.iterdir())) == case["n"] + 1
+
+
+def test_an_unexpected_failure_is_500_without_a_traceback(api, monkeypatch, jp_root_dir):
+    from jupyterlab_bookshelf.server_access import clone as clone_module
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("secret internals /srv/path")
+
+    monkeypatch.setattr(clone_module, "download", broken)
+    response = api(
+        "api", "bookshelf", "clone", method="POST",
+        body={"s3_bucket": "examples", "s3_key": "intro.ipynb"},
+    )  # fmt: skip
+    body = assert_error(response, 500, "Unknown")
+    assert "secret internals" not in response.body.decode()
+    assert "Traceback" not in response.body.decode()
+    assert no_partials(jp_root_dir)
