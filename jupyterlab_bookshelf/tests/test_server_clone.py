@@ -495,18 +495,28 @@ def test_the_shared_naming_cases_through_the_api(api, put_object, unique, jp_roo
     assert len(list(folder.iterdir())) == case["n"] + 1
 
 
-def test_an_unexpected_failure_is_500_without_a_traceback(api, monkeypatch, jp_root_dir):
-    from jupyterlab_bookshelf.server_access import clone as clone_module
+@pytest.mark.parametrize(
+    "failure, status, code",
+    [
+        (RuntimeError("secret internals /srv/path"), 500, "Unknown"),
+        (OSError(28, "No space left on device", "/srv/path/secret internals"), 500, "SaveFailed"),
+    ],
+)
+def test_an_unexpected_failure_has_no_traceback(
+    api, monkeypatch, jp_root_dir, failure, status, code
+):
+    from jupyterlab_bookshelf import routes
 
-    def broken(*args, **kwargs):
-        raise RuntimeError("secret internals /srv/path")
+    async def broken(*args, **kwargs):
+        raise failure
 
-    monkeypatch.setattr(clone_module, "download", broken)
+    monkeypatch.setattr(routes, "server_clone", broken)
     response = api(
         "api", "bookshelf", "clone", method="POST",
         body={"s3_bucket": "examples", "s3_key": "intro.ipynb"},
     )  # fmt: skip
-    body = assert_error(response, 500, "Unknown")
+    body = assert_error(response, status, code)
     assert "secret internals" not in response.body.decode()
     assert "Traceback" not in response.body.decode()
-    assert no_partials(jp_root_dir)
+    if code == "SaveFailed":
+        assert "No space left on device" in body["message"]
