@@ -29,7 +29,12 @@ def _load_jupyter_server_extension(server_app):
         JupyterLab application instance
     """
     # The administrator's options (c.Bookshelf.…), read from the server's configuration.
-    server_app.web_app.settings["bookshelf_config"] = Bookshelf(parent=server_app)
+    config = server_app.web_app.settings["bookshelf_config"] = Bookshelf(parent=server_app)
     setup_route_handlers(server_app.web_app)
     name = "jupyterlab_bookshelf"
-    server_app.log.info(f"Registered {name} server extension")
+    mode = (
+        "server-side mode on: the server clones and publishes"
+        if config.server_access
+        else ("S3 is reached from the browser")
+    )
+    server_app.log.info(f"Registered {name} server extension ({mode})")
