@@ -4,11 +4,10 @@ import * as path from 'path';
 import {
   checkSettings,
   DEFAULT_SETTINGS,
-  displayEndpointUrl,
-  displayUrl,
   parseSettings,
   publicSettings
 } from '../settings/checks';
+import { displayEndpointUrl, displayUrl } from '../s3/urls';
 import { VERSION } from '../package';
 
 const schema = JSON.parse(

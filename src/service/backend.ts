@@ -9,7 +9,7 @@ import type { TranslationBundle } from '@jupyterlab/translation';
 import { BookshelfError } from '../errors/errors';
 import { BookshelfModel } from './model';
 import { CredentialsProvider } from '../s3/credentials';
-import { displayUrl } from '../settings/checks';
+import { displayUrl } from '../s3/urls';
 
 /**
  * What the model is made of.

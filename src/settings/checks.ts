@@ -4,7 +4,8 @@
  */
 import { nullTranslator, TranslationBundle } from '@jupyterlab/translation';
 
-import { checkBucket } from '../clone/request';
+import { checkBucket } from '../s3/names';
+import { displayEndpointUrl, displayUrl, hasUserInfo } from '../s3/urls';
 import { TRANSLATION_DOMAIN } from '../package';
 import { IBookshelfSettings } from '../tokens';
 
@@ -18,57 +19,6 @@ export { DEFAULT_SETTINGS, parseSettings } from './parse';
 export interface ISettingsProblem {
   setting: string;
   message: string;
-}
-
-const SCHEME = /^([a-zA-Z][a-zA-Z0-9+.-]*):\/\/([^/?#]*)([^?#]*)/;
-
-/**
- * An http(s) URL as it may be shown: without user name, password, query or
- * fragment (which may hold secrets), without trailing slashes; null when it
- * is not an http or https URL with a host. Follows the server shim's
- * `_endpoint_url` (jupyterlab_bookshelf/settings.py), so that both report
- * the same endpoint.
- */
-export function displayEndpointUrl(value: string): string | null {
-  const match = SCHEME.exec(value);
-  if (!match) {
-    return null;
-  }
-  const scheme = match[1].toLowerCase();
-  if (scheme !== 'http' && scheme !== 'https') {
-    return null;
-  }
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    return null;
-  }
-  if (!url.hostname) {
-    return null;
-  }
-  const hostPort = match[2].slice(match[2].lastIndexOf('@') + 1);
-  const port = /^(?:\[[^\]]*\]|[^:]*)(?::(\d+))?$/.exec(hostPort)?.[1];
-  const host = url.hostname.toLowerCase();
-  const shown = `${scheme}://${host}${port ? `:${Number(port)}` : ''}${match[3]}`;
-  return shown.replace(/\/+$/, '');
-}
-
-/**
- * Whether a URL carries a user name or password.
- */
-function hasUserInfo(value: string): boolean {
-  const match = SCHEME.exec(value);
-  return !!match && match[2].includes('@');
-}
-
-/**
- * A URL or path as it may be shown in a message: user name, password, query
- * and fragment left out.
- */
-export function displayUrl(value: string): string {
-  const withoutQuery = value.replace(/[?#].*$/s, '');
-  return withoutQuery.replace(/^([a-zA-Z][a-zA-Z0-9+.-]*:\/\/)[^/@]*@/, '$1');
 }
 
 /**
