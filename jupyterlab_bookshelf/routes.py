@@ -25,6 +25,8 @@ from . import __version__
 from .commit import CommitError, Committer
 from .settings import allowed_buckets, effective_settings, features, settings_paths
 from .validation import (
+    DEEP_LINK_PARAMETER,
+    LANDING_PATH,
     bucket_allowed,
     clone_link_query,
     normalize_clone_request,
@@ -127,7 +129,7 @@ class CloneLandingHandler(_BookshelfMixin, JupyterHandler):
             route, frontend = self._frontend()
             handoff_url = (
                 url_path_join(self.base_url, route)
-                + "?bookshelf-clone&"
+                + f"?{DEEP_LINK_PARAMETER}&"
                 + clone_link_query(normalize_clone_request(request))
             )
             page = _templates.get_template("bookshelf_clone.html").render(
@@ -162,7 +164,7 @@ class _CloneRequestMixin:
                 "message": "Clone runs in the browser, where the S3 credentials are. "
                 "Open this link in JupyterLab instead, or call IBookshelf.clone "
                 "from a JupyterLab extension.",
-                "clone_url": url_path_join(self.base_url, "bookshelf", "clone")
+                "clone_url": url_path_join(self.base_url, LANDING_PATH)
                 + "?"
                 + clone_link_query(normalize_clone_request(request)),
             }
@@ -276,7 +278,7 @@ def setup_route_handlers(web_app: Any) -> None:
     base_url = web_app.settings["base_url"]
     handlers = [
         (url_path_join(base_url, "api", "bookshelf"), InfoHandler),
-        (url_path_join(base_url, "bookshelf", "clone"), CloneLandingHandler),
+        (url_path_join(base_url, LANDING_PATH), CloneLandingHandler),
         (url_path_join(base_url, "api", "bookshelf", "cloned"), ClonedHandler),
         (url_path_join(base_url, "api", "bookshelf", "clone"), CloneApiHandler),
         (url_path_join(base_url, "api", "bookshelf", "published", "(.+)"), PublishHandler),
