@@ -36,6 +36,7 @@ from jupyterlab_server.settings_utils import (
 )
 from tornado.web import HTTPError
 
+from .rules import load_rule
 from .validation import check_bucket
 
 EXTENSION_NAME = "jupyterlab-bookshelf"
@@ -51,8 +52,10 @@ SOURCE_SCHEMA = (
     else None
 )
 
-CREDENTIALS_MODES = ("anonymous", "session", "settings", "endpoint")
-OVERWRITE_POLICIES = ("confirm", "always", "never")
+#: The choices of the settings that have them, shared with the browser (src/rules/settings.json).
+_CHOICES = load_rule("settings")["choices"]
+CREDENTIALS_MODES: tuple[str, ...] = tuple(_CHOICES["credentials.mode"])
+OVERWRITE_POLICIES: tuple[str, ...] = tuple(_CHOICES["overwritePolicy"])
 
 
 @dataclass(frozen=True)
