@@ -36,7 +36,7 @@ from jupyter_server.config_manager import recursive_update
 from jupyter_server.services.config.manager import ConfigManager
 from jupyterlab_server.settings_utils import SETTINGS_EXTENSION
 
-from .rules import load_rule
+from .rules import format_message, load_rule
 from .validation import check_bucket
 
 EXTENSION_NAME = "jupyterlab-bookshelf"
@@ -54,6 +54,8 @@ SOURCE_SCHEMA = (
 
 #: The choices of the settings that have them, shared with the browser (src/rules/settings.json).
 _CHOICES = load_rule("settings")["choices"]
+#: The problem texts the browser's features() gives too (src/rules/settings.json).
+_PROBLEMS: dict[str, str] = load_rule("settings")["problems"]
 CREDENTIALS_MODES: tuple[str, ...] = tuple(_CHOICES["credentials.mode"])
 OVERWRITE_POLICIES: tuple[str, ...] = tuple(_CHOICES["overwritePolicy"])
 
@@ -413,10 +415,10 @@ def _endpoint_url(value: str) -> tuple[str, list[str]]:
     except ValueError:
         valid = False
     if not valid:
-        return "", ["endpointUrl must be empty or an http:// or https:// URL"]
+        return "", [_PROBLEMS["endpointNotHttp"]]
     problems = []
     if "@" in parts.netloc:
-        problems.append("endpointUrl must not contain a user name or password")
+        problems.append(_PROBLEMS["endpointUserInfo"])
     host = f"[{parts.hostname}]" if ":" in parts.hostname else parts.hostname
     netloc = f"{host}:{port}" if port is not None else host
     # As the browser uses it: without trailing slashes.
@@ -427,7 +429,7 @@ def _clone_problems(settings: dict[str, Any]) -> list[str]:
     """What keeps clone from working. Names settings, never their values."""
     problems: list[str] = []
     if not _string(settings, "region", problems):
-        problems.append("region is empty")
+        problems.append(_PROBLEMS["regionEmpty"])
     problems.extend(_endpoint_url(_string(settings, "endpointUrl", problems))[1])
     credentials = settings.get("credentials")
     if not isinstance(credentials, dict):
@@ -439,11 +441,11 @@ def _clone_problems(settings: dict[str, Any]) -> list[str]:
         for name in ("accessKeyId", "secretAccessKey"):
             value = credentials.get(name)
             if not isinstance(value, str) or not value.strip():
-                problems.append(f"credentials.mode is 'settings' but credentials.{name} is empty")
+                problems.append(format_message(_PROBLEMS["settingsKeyEmpty"], name))
     elif mode == "endpoint":
         endpoint = _string(credentials, "endpoint", problems, "credentials.endpoint")
         if not endpoint:
-            problems.append("credentials.mode is 'endpoint' but credentials.endpoint is empty")
+            problems.append(_PROBLEMS["endpointEmpty"])
     return problems
 
 
@@ -454,7 +456,7 @@ def _publish_problems(settings: dict[str, Any]) -> list[str]:
     bucket = _string(settings, "publishBucket", problems)
     rule = check_bucket(bucket) if bucket else None
     if rule:
-        problems.append(f"publishBucket: {rule}")
+        problems.append(format_message(_PROBLEMS["publishBucket"], rule))
     _string(settings, "publishPrefix", problems)
     if settings.get("overwritePolicy") not in OVERWRITE_POLICIES:
         problems.append(f"overwritePolicy must be one of {', '.join(OVERWRITE_POLICIES)}")

@@ -4,6 +4,8 @@
  */
 import { nullTranslator, TranslationBundle } from '@jupyterlab/translation';
 
+import settingsRules from '../rules/settings.json';
+import { ruleMessage } from '../rules/translate';
 import { checkBucket } from '../s3/names';
 import { displayEndpointUrl, displayUrl, hasUserInfo } from '../s3/urls';
 import { TRANSLATION_DOMAIN } from '../package';
@@ -117,6 +119,21 @@ export function publicSettings(settings: IBookshelfSettings): {
   };
 }
 
+const PROBLEMS = settingsRules.problems;
+
+/**
+ * A problem text of the API (`settings_problem`), shared with the server
+ * extension: English, never translated (the null bundle only fills its
+ * placeholders).
+ */
+function api(template: string, ...args: string[]): string {
+  return ruleMessage(
+    nullTranslator.load(TRANSLATION_DOMAIN),
+    template,
+    ...args
+  );
+}
+
 /**
  * The features of the configuration, as the server shim's
  * `GET /api/bookshelf` reports them (`features()` in
@@ -130,35 +147,31 @@ export function features(settings: IBookshelfSettings): {
 } {
   const clone: string[] = [];
   if (!settings.region) {
-    clone.push('region is empty');
+    clone.push(api(PROBLEMS.regionEmpty));
   }
   if (settings.endpointUrl) {
     if (displayEndpointUrl(settings.endpointUrl) === null) {
-      clone.push('endpointUrl must be empty or an http:// or https:// URL');
+      clone.push(api(PROBLEMS.endpointNotHttp));
     } else if (hasUserInfo(settings.endpointUrl)) {
-      clone.push('endpointUrl must not contain a user name or password');
+      clone.push(api(PROBLEMS.endpointUserInfo));
     }
   }
   const credentials = settings.credentials;
   if (credentials.mode === 'settings') {
     for (const name of ['accessKeyId', 'secretAccessKey'] as const) {
       if (!credentials[name]) {
-        clone.push(
-          `credentials.mode is 'settings' but credentials.${name} is empty`
-        );
+        clone.push(api(PROBLEMS.settingsKeyEmpty, name));
       }
     }
   } else if (credentials.mode === 'endpoint' && !credentials.endpoint) {
-    clone.push(
-      "credentials.mode is 'endpoint' but credentials.endpoint is empty"
-    );
+    clone.push(api(PROBLEMS.endpointEmpty));
   }
   const publish: string[] = [];
   const rule = settings.publishBucket
     ? checkBucket(settings.publishBucket)
     : null;
   if (rule) {
-    publish.push(`publishBucket: ${rule}`);
+    publish.push(api(PROBLEMS.publishBucket, rule));
   }
   return {
     clone_valid: clone.length === 0,
