@@ -54,8 +54,8 @@ SOURCE_SCHEMA = (
 
 #: The choices of the settings that have them, shared with the browser (src/rules/settings.json).
 _CHOICES = load_rule("settings")["choices"]
-#: The problem texts the browser's features() gives too (src/rules/settings.json).
-_PROBLEMS: dict[str, str] = load_rule("settings")["problems"]
+#: The problem texts the browser's features() gives too (src/rules/features.json).
+_PROBLEMS: dict[str, str] = load_rule("features")["problems"]
 CREDENTIALS_MODES: tuple[str, ...] = tuple(_CHOICES["credentials.mode"])
 OVERWRITE_POLICIES: tuple[str, ...] = tuple(_CHOICES["overwritePolicy"])
 

@@ -1,9 +1,10 @@
 """Validation of clone requests and clone links.
 
 The rules are those of ``docs/clone-request-rules.md``, as data shared with the browser
-(``src/rules/names.json`` for the naming rules, ``src/rules/clone.json`` for the request and its
-links), which ``src/s3/names.ts`` and ``src/clone/request.ts`` apply there: both sides give the
-same answers and messages (``tests/clone_request_cases.json``). A check returns a list of
+(``src/rules/names.json`` for the naming rules, ``src/rules/link.json`` for the fields and the
+links, ``src/rules/clone.json`` for the request's messages), which ``src/s3/names.ts`` and
+``src/clone/request.ts`` apply there: both sides give the same answers and messages
+(``tests/clone_request_cases.json``, ``tests/link_cases.json``). A check returns a list of
 ``(field, message)`` problems, at most one per field (the first rule broken); each message starts
 with the field name. An empty list means valid.
 """
@@ -19,15 +20,16 @@ from .rules import format_message, load_rule
 
 _NAMES = load_rule("names")
 _CLONE = load_rule("clone")
+_LINK = load_rule("link")
 _NAME_MESSAGES: dict[str, str] = _NAMES["messages"]
 _CLONE_MESSAGES: dict[str, str] = _CLONE["messages"]
 
 #: The fields of a clone request, in the order links list them.
-CLONE_FIELDS: tuple[str, ...] = tuple(_CLONE["fields"])
+CLONE_FIELDS: tuple[str, ...] = tuple(_LINK["fields"])
 #: The server's page a clone link opens, below the base URL.
-LANDING_PATH: str = _CLONE["link"]["landingPath"]
+LANDING_PATH: str = _LINK["landingPath"]
 #: The query parameter that marks the in-app clone link ({base_url}lab?bookshelf-clone&…).
-DEEP_LINK_PARAMETER: str = _CLONE["link"]["deepLinkParameter"]
+DEEP_LINK_PARAMETER: str = _LINK["deepLinkParameter"]
 
 #: The most bytes a key, a target path and a version id may have.
 MAX_PATH_BYTES: int = _NAMES["limits"]["maxPathBytes"]

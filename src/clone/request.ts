@@ -2,7 +2,8 @@
  * Validation and helpers for clone requests and clone links.
  *
  * The rules are those of `docs/clone-request-rules.md`, as data in
- * `src/rules/clone.json` (the request and its links) and
+ * `src/rules/link.json` (the fields, as links list them),
+ * `src/rules/clone.json` (the request's messages) and
  * `src/rules/names.json` (the naming rules, applied by `../s3/names`); the
  * server extension applies the same data (`jupyterlab_bookshelf/validation.py`).
  */
@@ -15,6 +16,7 @@ import {
 import { TRANSLATION_DOMAIN } from '../package';
 import { BookshelfError } from '../errors/errors';
 import clone from '../rules/clone.json';
+import link from '../rules/link.json';
 import { ruleMessage } from '../rules/translate';
 import {
   checkBucket,
@@ -37,7 +39,7 @@ export type CloneField =
 /**
  * The fields of a clone request, in the order links list them.
  */
-export const CLONE_FIELDS = clone.fields as readonly CloneField[];
+export const CLONE_FIELDS = link.fields as readonly CloneField[];
 
 /**
  * One problem of a clone request.

@@ -10,7 +10,7 @@ import {
 
 import { checkFileName, cloneLinkQuery } from '../clone/request';
 import { TRANSLATION_DOMAIN } from '../package';
-import clone from '../rules/clone.json';
+import link from '../rules/link.json';
 import publish from '../rules/publish.json';
 import { ruleMessage } from '../rules/translate';
 import { checkBucket, checkKey, keyBaseName } from '../s3/names';
@@ -124,5 +124,5 @@ export function cloneUrl(
     s3_key: request.s3_key,
     s3_version_id: request.s3_version_id
   });
-  return `${origin}${base}${clone.link.landingPath}?${query}`;
+  return `${origin}${base}${link.landingPath}?${query}`;
 }

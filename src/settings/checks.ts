@@ -4,7 +4,7 @@
  */
 import { nullTranslator, TranslationBundle } from '@jupyterlab/translation';
 
-import settingsRules from '../rules/settings.json';
+import featureRules from '../rules/features.json';
 import { ruleMessage } from '../rules/translate';
 import { checkBucket } from '../s3/names';
 import { displayEndpointUrl, displayUrl, hasUserInfo } from '../s3/urls';
@@ -119,7 +119,7 @@ export function publicSettings(settings: IBookshelfSettings): {
   };
 }
 
-const PROBLEMS = settingsRules.problems;
+const PROBLEMS = featureRules.problems;
 
 /**
  * A problem text of the API (`settings_problem`), shared with the server

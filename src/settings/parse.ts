@@ -19,7 +19,9 @@ const OVERWRITE_POLICIES = settingsRules.choices[
 ] as OverwritePolicy[];
 
 /**
- * The defaults (`src/rules/settings.json`, which the schema's agree with).
+ * The defaults (`src/rules/settings.json`: the settings' defaults and
+ * choices, which the server extension applies too; settings.spec.ts and
+ * test_settings_rules.py check that schema/core.json says the same).
  */
 export const DEFAULT_SETTINGS = settingsRules.defaults as IBookshelfSettings;
 
