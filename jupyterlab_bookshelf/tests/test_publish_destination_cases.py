@@ -1,6 +1,6 @@
 """Publish destinations on the shared cases of publish_destination_cases.json.
 
-The browser runs the same cases in src/__tests__/publish-destination-cases.spec.ts: both sides
+The browser runs the same cases in src/__tests__/publish-destination.spec.ts: both sides
 must give the same object key, problem, s3:// path and clone link.
 """
 
