@@ -69,6 +69,43 @@ def check_publish_destination(bucket: str, key: str) -> str | None:
     return None
 
 
+class DestinationRefused(ValueError):
+    """A publish destination refused before anything is sent: ``code`` is the error code
+    (``src/rules/errors.json``), ``message`` says what to do."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+def resolve_destination(
+    path: Any, bucket: str, prefix: str, destination: Any = None
+) -> tuple[str, str]:
+    """The bucket and key a notebook at ``path`` is published to, as the browser's
+    ``readPublishTarget`` resolves them: ``<prefix><destination or path>`` in the publish
+    bucket, after checking the request's types, the settings and the destination. ``bucket``
+    and ``prefix`` are the settings' (text); ``path`` and ``destination`` come from the caller.
+    Raises ``DestinationRefused`` (``InvalidRequest``, ``PublishNotConfigured``,
+    ``NotANotebook``)."""
+    if not isinstance(path, str) or not path:
+        raise DestinationRefused("InvalidRequest", _message("pathNotText"))
+    if destination is not None and not isinstance(destination, str):
+        raise DestinationRefused("InvalidRequest", _message("destinationNotText"))
+    bucket_problem = check_publish_bucket(bucket)
+    if bucket_problem:
+        raise DestinationRefused("PublishNotConfigured", bucket_problem)
+    if not path.endswith(NOTEBOOK_EXTENSION):
+        raise DestinationRefused(
+            "NotANotebook", _message("pathNotNotebook", path, NOTEBOOK_EXTENSION)
+        )
+    key = publish_key(prefix, path if destination is None else destination)
+    problem = check_publish_destination(bucket, key)
+    if problem:
+        raise DestinationRefused("InvalidRequest", problem)
+    return bucket, key
+
+
 def s3_path(bucket: str, key: str) -> str:
     """The ``s3://bucket/key`` address of an object, as S3 tools write it."""
     return f"s3://{bucket}/{key}"

@@ -12,10 +12,12 @@ from pathlib import Path
 import pytest
 
 from jupyterlab_bookshelf.publishing import (
+    DestinationRefused,
     check_publish_bucket,
     check_publish_destination,
     clone_url,
     publish_key,
+    resolve_destination,
     s3_path,
 )
 
@@ -44,3 +46,15 @@ def test_publish_destination_matches_the_shared_case(case):
 @pytest.mark.parametrize("case", SHARED["buckets"], ids=[c["name"] for c in SHARED["buckets"]])
 def test_publish_bucket_matches_the_shared_case(case):
     assert check_publish_bucket(case["bucket"]) == case["problem"]
+
+
+@pytest.mark.parametrize("case", SHARED["resolve"], ids=[c["name"] for c in SHARED["resolve"]])
+def test_publish_request_resolves_as_the_shared_case(case):
+    try:
+        bucket, key = resolve_destination(
+            case["path"], case["publish_bucket"], case["publish_prefix"], case.get("destination")
+        )
+        outcome = {"bucket": bucket, "key": key}
+    except DestinationRefused as refused:
+        outcome = {"code": refused.code, "message": refused.message}
+    assert outcome == case["outcome"]

@@ -6,6 +6,8 @@ import {
   publishKey,
   s3Path
 } from '../publish/destination';
+import { readPublishTarget } from '../publish/publish';
+import { DEFAULT_SETTINGS } from '../settings/parse';
 import { sharedCases } from './fakes/cases';
 
 describe('publishKey', () => {
@@ -216,4 +218,38 @@ describe('the shared publish destination cases', () => {
       expect(checkPublishBucket(bucket)).toBe(problem);
     }
   );
+});
+
+const resolutions = sharedCases<{
+  name: string;
+  path: unknown;
+  destination?: unknown;
+  publish_bucket: string;
+  publish_prefix: string;
+  outcome: { bucket: string; key: string } | { code: string; message: string };
+}>('publish_destination_cases.json', 'resolve');
+
+describe('the shared publish request cases', () => {
+  it('has them, wrongly typed paths included', () => {
+    expect(resolutions.length).toBeGreaterThan(15);
+  });
+
+  it.each(resolutions.map(c => [c.name, c]))('%s', async (_, c) => {
+    const store = { headObject: async () => null } as any;
+    const settings = {
+      ...DEFAULT_SETTINGS,
+      publishBucket: c.publish_bucket,
+      publishPrefix: c.publish_prefix
+    };
+    const outcome = await readPublishTarget(
+      { store },
+      c.path as string,
+      settings,
+      c.destination as string | undefined
+    ).then(
+      ({ bucket, key }) => ({ bucket, key }),
+      error => ({ code: error.code, message: error.message })
+    );
+    expect(outcome).toEqual(c.outcome);
+  });
 });
