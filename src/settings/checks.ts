@@ -9,6 +9,7 @@ import { ruleMessage } from '../rules/translate';
 import { checkBucket } from '../s3/names';
 import { displayEndpointUrl, displayUrl, hasUserInfo } from '../s3/urls';
 import { TRANSLATION_DOMAIN } from '../package';
+import { USERNAME_PLACEHOLDER } from './deployment';
 import { IBookshelfSettings } from '../tokens';
 
 // Parsing loads with the plugins; the checks below load on first use.
@@ -88,6 +89,17 @@ export function checkSettings(
           message: trans.__('The publish bucket name is not valid: %1.', rule)
         });
       }
+    }
+    // Resolved under a JupyterHub (./deployment.ts); elsewhere nobody is
+    // the user it would name.
+    if (settings.publishPrefix.includes(USERNAME_PLACEHOLDER)) {
+      problems.push({
+        setting: 'publishPrefix',
+        message: trans.__(
+          'The publish prefix contains %1, which only a JupyterHub server can fill in; this server is not part of a hub.',
+          USERNAME_PLACEHOLDER
+        )
+      });
     }
   }
   return problems;
