@@ -125,10 +125,22 @@ def write_config(
     spawner_args = [
         f"--LabApp.app_settings_dir={lab_settings}",
         # Each user keeps their own settings and workspaces in their home (the default).
+        # The page's app object is reachable, for the tests (as in Galata's own config).
+        "--LabApp.expose_app_in_browser=True",
     ]
     if os.geteuid() == 0:
         spawner_args.append("--ServerApp.allow_root=True")
+    # The single-user servers load this checkout's build of the extension: a labextensions
+    # folder of their own, first on JUPYTER_PATH, links to it.
+    extensions = run_dir / "jupyter-path" / "labextensions"
+    extensions.mkdir(parents=True, exist_ok=True)
+    link = extensions / "jupyterlab-bookshelf"
+    if not link.exists():
+        link.symlink_to(REPO / "jupyterlab_bookshelf" / "labextension", target_is_directory=True)
     environment = {
+        "JUPYTER_PATH": os.pathsep.join(
+            filter(None, [str(run_dir / "jupyter-path"), os.environ.get("JUPYTER_PATH")])
+        ),
         # The single-user servers import this checkout's extension and scripts.
         "PYTHONPATH": os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")])),
         "PATH": os.environ.get("PATH", ""),
