@@ -23,6 +23,7 @@ from jupyter_server.utils import url_escape, url_path_join
 
 from . import __version__
 from .commit import CommitError, Committer
+from .hub_credentials import HubCredentialsHandler
 from .settings import allowed_buckets, effective_settings, features, settings_paths
 from .validation import (
     DEEP_LINK_PARAMETER,
@@ -283,5 +284,6 @@ def setup_route_handlers(web_app: Any) -> None:
         (url_path_join(base_url, "api", "bookshelf", "clone"), CloneApiHandler),
         (url_path_join(base_url, "api", "bookshelf", "published", "(.+)"), PublishHandler),
         (url_path_join(base_url, "api", "bookshelf", "commit"), CommitHandler),
+        (url_path_join(base_url, "api", "bookshelf", "credentials"), HubCredentialsHandler),
     ]
     web_app.add_handlers(".*$", handlers)

@@ -35,6 +35,8 @@ HOST = "127.0.0.1"
 # The two users of the tests and the demo; the password guards nothing but the local hub.
 USERS = ("ana", "bob")
 PASSWORD = "bookshelf-hub"
+# The role the credentials service assumes for the users (moto accepts any role).
+ROLE_ARN = "arn:aws:iam::123456789012:role/bookshelf-users"
 PROXY = REPO / "ui-tests" / "node_modules" / ".bin" / "configurable-http-proxy"
 
 CONFIG = """\
@@ -68,6 +70,25 @@ c.Spawner.start_timeout = 120
 c.Spawner.http_timeout = 120
 c.Spawner.args = {spawner_args!r}
 c.Spawner.environment = {environment!r}
+# Users may use the credentials service, and their server's token may call it as them.
+c.JupyterHub.load_roles = [
+    {{"name": "user", "scopes": ["self", "access:services!service=bookshelf-credentials"]}}
+]
+c.Spawner.server_token_scopes = [
+    "users:activity!user",
+    "access:servers!server",
+    "access:services!service=bookshelf-credentials",
+]
+
+# Temporary S3 credentials per user (jupyterlab_bookshelf/hub_service.py), from STS.
+c.JupyterHub.services = [
+    {{
+        "name": "bookshelf-credentials",
+        "url": "http://{host}:{service_port}",
+        "command": [sys.executable, "-m", "jupyterlab_bookshelf.hub_service"],
+        "environment": {service_environment!r},
+    }}
+]
 """
 
 
@@ -110,9 +131,7 @@ class HubFixture:
         stop_process(self._process, timeout=30)
 
 
-def write_config(
-    run_dir: Path, port: int, s3_settings: dict[str, Any], user_settings: bool = True
-) -> Path:
+def write_config(run_dir: Path, port: int, s3_settings: dict[str, Any]) -> Path:
     """Write jupyterhub_config.py and the admin's Bookshelf overrides below ``run_dir``."""
     run_dir.mkdir(parents=True, exist_ok=True)
     homes = run_dir / "homes"
@@ -145,8 +164,26 @@ def write_config(
         "PYTHONPATH": os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")])),
         "PATH": os.environ.get("PATH", ""),
     }
+    service_port = _free_port()
+    environment["BOOKSHELF_CREDENTIALS_SERVICE_URL"] = (
+        f"http://{HOST}:{service_port}/services/bookshelf-credentials/"
+    )
+    service_environment = {
+        "PYTHONPATH": environment["PYTHONPATH"],
+        "BOOKSHELF_ROLE_ARN": ROLE_ARN,
+        "BOOKSHELF_READ_BUCKETS": ",".join(s3_settings.get("allowedBuckets", [])),
+        "BOOKSHELF_PUBLISH_BUCKET": s3_settings["publishBucket"],
+        "BOOKSHELF_PUBLISH_PREFIX": s3_settings["publishPrefix"],
+        "BOOKSHELF_STS_ENDPOINT_URL": s3_settings["endpointUrl"],
+        "AWS_REGION": s3_settings["region"],
+        # The service's own keys for STS: the local S3 server's demo keys.
+        "AWS_ACCESS_KEY_ID": s3_settings["credentials"]["accessKeyId"],
+        "AWS_SECRET_ACCESS_KEY": s3_settings["credentials"]["secretAccessKey"],
+    }
     config = CONFIG.format(
         host=HOST,
+        service_port=service_port,
+        service_environment=service_environment,
         port=port,
         hub_port=_free_port(),
         proxy_api_port=_free_port(),

@@ -177,4 +177,87 @@ test.describe('on a JupyterHub', () => {
     await fileOnDisk('ana', `${folder}/q3.ipynb`);
     await ana.context().close();
   });
+
+  test('with the credentials the hub hands out, Bob publishes below his own prefix, and no key shows', async ({
+    browser
+  }) => {
+    // Bob's own settings: the endpoint mode, asking his server, which asks
+    // the hub's credentials service with his hub token.
+    const settingsFile = path.join(
+      hub().homes.bob,
+      '.jupyter/lab/user-settings/jupyterlab-bookshelf/core.jupyterlab-settings'
+    );
+    fs.mkdirSync(path.dirname(settingsFile), { recursive: true });
+    fs.writeFileSync(
+      settingsFile,
+      JSON.stringify({
+        credentials: {
+          mode: 'endpoint',
+          endpoint: 'api/bookshelf/credentials',
+          accessKeyId: '',
+          secretAccessKey: '',
+          sessionToken: ''
+        }
+      })
+    );
+    try {
+      const name = `hub-keys-${Date.now()}.ipynb`;
+      const text = notebookText();
+      fs.writeFileSync(path.join(hub().homes.bob, name), text);
+      const bob = await logIn(browser, 'bob');
+      const urls: string[] = [];
+      bob.on('request', request => urls.push(request.url()));
+      const answer = await bob.evaluate(async () => {
+        // As Lab's ServerConnection asks: with the XSRF token, which the
+        // hub requires of cookie-authenticated API requests.
+        const xsrf = document.cookie.match(/(?:^|; )_xsrf=([^;]*)/)?.[1] ?? '';
+        const response = await fetch('api/bookshelf/credentials', {
+          cache: 'no-store',
+          headers: { 'X-XSRFToken': decodeURIComponent(xsrf) }
+        });
+        return { status: response.status, body: await response.json() };
+      });
+      // Temporary keys of STS, with their expiry.
+      expect(answer.status).toBe(200);
+      expect(answer.body.AccessKeyId).toMatch(/^ASIA/);
+      expect(answer.body.SessionToken).toBeTruthy();
+      expect(Date.parse(answer.body.Expiration)).toBeGreaterThan(Date.now());
+
+      await bob.evaluate(p => {
+        void (window as any).jupyterapp.commands.execute('bookshelf:publish', {
+          path: p
+        });
+      }, name);
+      const dialog = bob.locator('.jp-Dialog', { hasText: 'Publish Notebook' });
+      await expect(dialog).toContainText('s3://published/users/bob/');
+      await dialog.getByRole('button', { name: 'Publish' }).click();
+      await expect(
+        bob.locator('.Toastify__toast', { hasText: 'Published version' })
+      ).toBeVisible({ timeout: 60000 });
+      const stored = await getObject('published', `users/bob/${name}`);
+      expect(stored!.body.toString('utf8')).toBe(text);
+
+      // No key in a URL, in the page's storage or in the hub's log.
+      const storage = await bob.evaluate(() =>
+        JSON.stringify({ ...localStorage, ...sessionStorage })
+      );
+      for (const secret of [
+        answer.body.AccessKeyId,
+        answer.body.SecretAccessKey,
+        answer.body.SessionToken
+      ]) {
+        expect(urls.some(url => url.includes(secret))).toBe(false);
+        expect(storage).not.toContain(secret);
+        expect(
+          fs.readFileSync(
+            path.join(hub().homes.bob, '..', '..', 'hub.log'),
+            'utf8'
+          )
+        ).not.toContain(secret);
+      }
+      await bob.context().close();
+    } finally {
+      fs.rmSync(settingsFile);
+    }
+  });
 });
