@@ -36,6 +36,7 @@ from jupyter_server.config_manager import recursive_update
 from jupyter_server.services.config.manager import ConfigManager
 from jupyterlab_server.settings_utils import SETTINGS_EXTENSION
 
+from .deployment import USERNAME_PLACEHOLDER, resolve_publish_prefix
 from .rules import format_message, load_rule
 from .validation import check_bucket
 
@@ -457,7 +458,9 @@ def _publish_problems(settings: dict[str, Any]) -> list[str]:
     rule = check_bucket(bucket) if bucket else None
     if rule:
         problems.append(format_message(_PROBLEMS["publishBucket"], rule))
-    _string(settings, "publishPrefix", problems)
+    prefix = resolve_publish_prefix(_string(settings, "publishPrefix", problems))
+    if USERNAME_PLACEHOLDER in prefix:
+        problems.append(format_message(_PROBLEMS["publishPrefixUser"], USERNAME_PLACEHOLDER))
     if settings.get("overwritePolicy") not in OVERWRITE_POLICIES:
         problems.append(f"overwritePolicy must be one of {', '.join(OVERWRITE_POLICIES)}")
     return problems
@@ -489,7 +492,9 @@ def features(settings: dict[str, Any], load_problems: list[str]) -> dict[str, bo
         "region": _string(settings, "region", ignored),
         "force_path_style": settings.get("forcePathStyle") is True,
         "publish_bucket": publish_bucket,
-        "publish_prefix": _string(settings, "publishPrefix", ignored).lstrip("/"),
+        "publish_prefix": resolve_publish_prefix(
+            _string(settings, "publishPrefix", ignored).lstrip("/")
+        ),
         "overwrite_policy": _string(settings, "overwritePolicy", ignored),
         "links_restricted": bool(allowed_buckets(settings)),
         "settings_problem": "; ".join([*load_problems, *clone_problems, *publish_problems]),

@@ -39,3 +39,25 @@ def test_the_publish_prefix_names_the_hub_user():
     assert resolve_publish_prefix("team/", HUB) == "team/"
     # Outside a hub the placeholder stays; the settings check reports it.
     assert resolve_publish_prefix("users/{username}/", {}) == "users/{username}/"
+
+
+def test_under_a_hub_the_features_show_the_users_own_prefix(monkeypatch):
+    from jupyterlab_bookshelf.settings import features
+
+    settings = {
+        "region": "us-east-1",
+        "credentials": {"mode": "session"},
+        "publishBucket": "published",
+        "publishPrefix": "users/{username}/",
+        "overwritePolicy": "confirm",
+        "allowedBuckets": [],
+    }
+    monkeypatch.delenv("JUPYTERHUB_USER", raising=False)
+    alone = features(settings, [])
+    assert alone["publish_valid"] is False
+    assert "{username}" in alone["settings_problem"]
+    monkeypatch.setenv("JUPYTERHUB_USER", "ana")
+    on_hub = features(settings, [])
+    assert on_hub["publish_valid"] is True
+    assert on_hub["publish_prefix"] == "users/ana/"
+    assert on_hub["settings_problem"] == ""

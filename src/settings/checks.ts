@@ -185,6 +185,10 @@ export function features(settings: IBookshelfSettings): {
   if (rule) {
     publish.push(api(PROBLEMS.publishBucket, rule));
   }
+  // Filled in under a JupyterHub (./deployment.ts) before it gets here.
+  if (settings.publishPrefix.includes(USERNAME_PLACEHOLDER)) {
+    publish.push(api(PROBLEMS.publishPrefixUser, USERNAME_PLACEHOLDER));
+  }
   return {
     clone_valid: clone.length === 0,
     publish_valid:
