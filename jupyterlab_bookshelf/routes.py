@@ -23,6 +23,7 @@ from jupyter_server.utils import url_escape, url_path_join
 
 from . import __version__
 from .commit import CommitError, Committer
+from .deployment import link_base
 from .hub_credentials import HubCredentialsHandler
 from .settings import allowed_buckets, effective_settings, features, settings_paths
 from .validation import (
@@ -165,7 +166,8 @@ class _CloneRequestMixin:
                 "message": "Clone runs in the browser, where the S3 credentials are. "
                 "Open this link in JupyterLab instead, or call IBookshelf.clone "
                 "from a JupyterLab extension.",
-                "clone_url": url_path_join(self.base_url, LANDING_PATH)
+                # Under a JupyterHub, through the hub: it opens for whoever follows it.
+                "clone_url": url_path_join(link_base(self.base_url)[0], LANDING_PATH)
                 + "?"
                 + clone_link_query(normalize_clone_request(request)),
             }
