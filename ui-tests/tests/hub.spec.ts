@@ -58,6 +58,29 @@ async function cloneFromLink(page: Page, link: string): Promise<void> {
   await expect(dialog).toBeHidden();
 }
 
+/**
+ * Publish a notebook of the user's tree from the publish dialog, and wait
+ * for the notification of the result (returned).
+ */
+async function publish(page: Page, name: string, user: string) {
+  // Not awaited in the page: the command ends when the publish does.
+  await page.evaluate(p => {
+    void (window as any).jupyterapp.commands.execute('bookshelf:publish', {
+      path: p
+    });
+  }, name);
+  const dialog = page.locator('.jp-Dialog', { hasText: 'Publish Notebook' });
+  // The destination shows the user's own prefix, {username} filled in.
+  await expect(dialog).toContainText(`s3://published/users/${user}/`);
+  await expect(dialog.locator('input[name="destination"]')).toHaveValue(name);
+  await dialog.getByRole('button', { name: 'Publish' }).click();
+  const toast = page.locator('.Toastify__toast', {
+    hasText: 'Published version'
+  });
+  await expect(toast).toBeVisible({ timeout: 60000 });
+  return toast;
+}
+
 test.describe('on a JupyterHub', () => {
   // Two users' servers on a two-core machine start slowly.
   test.setTimeout(240000);
@@ -96,21 +119,7 @@ test.describe('on a JupyterHub', () => {
     fs.writeFileSync(path.join(hub().homes.ana, name), text);
 
     const ana = await logIn(browser, 'ana');
-    // Not awaited in the page: the command ends when the publish does.
-    await ana.evaluate(p => {
-      void (window as any).jupyterapp.commands.execute('bookshelf:publish', {
-        path: p
-      });
-    }, name);
-    const dialog = ana.locator('.jp-Dialog', { hasText: 'Publish Notebook' });
-    // The destination shows Ana's own prefix, {username} filled in.
-    await expect(dialog).toContainText('s3://published/users/ana/');
-    await expect(dialog.locator('input[name="destination"]')).toHaveValue(name);
-    await dialog.getByRole('button', { name: 'Publish' }).click();
-    const toast = ana.locator('.Toastify__toast', {
-      hasText: 'Published version'
-    });
-    await expect(toast).toBeVisible({ timeout: 60000 });
+    const toast = await publish(ana, name, 'ana');
     const stored = await getObject('published', `users/ana/${name}`);
     expect(stored!.body.toString('utf8')).toBe(text);
 
@@ -223,17 +232,7 @@ test.describe('on a JupyterHub', () => {
       expect(answer.body.SessionToken).toBeTruthy();
       expect(Date.parse(answer.body.Expiration)).toBeGreaterThan(Date.now());
 
-      await bob.evaluate(p => {
-        void (window as any).jupyterapp.commands.execute('bookshelf:publish', {
-          path: p
-        });
-      }, name);
-      const dialog = bob.locator('.jp-Dialog', { hasText: 'Publish Notebook' });
-      await expect(dialog).toContainText('s3://published/users/bob/');
-      await dialog.getByRole('button', { name: 'Publish' }).click();
-      await expect(
-        bob.locator('.Toastify__toast', { hasText: 'Published version' })
-      ).toBeVisible({ timeout: 60000 });
+      await publish(bob, name, 'bob');
       const stored = await getObject('published', `users/bob/${name}`);
       expect(stored!.body.toString('utf8')).toBe(text);
 
