@@ -36,10 +36,11 @@ BUILT := jupyterlab_bookshelf/labextension/package.json
 CHROMIUM := /usr/bin/chromium
 FRONTEND_SOURCES := $(shell find src style schema -type f 2>/dev/null) package.json tsconfig.json
 
-.PHONY: help setup demo test bench screenshots lint clean
+.PHONY: help setup demo demo-hub test bench screenshots lint clean
 
 help:
 	@echo "make demo   start the S3 server and JupyterLab with the extension"
+	@echo "make demo-hub  the same on a local JupyterHub with two users (ana, bob)"
 	@echo "make test   lint, jest, pytest and the Galata UI tests"
 	@echo "make bench  benchmarks"
 	@echo "make screenshots  the README's pictures"
@@ -84,6 +85,10 @@ $(CHROMIUM):
 
 demo: setup
 	$(PYTHON) scripts/serve.py --mode demo --s3-port $(BOOKSHELF_S3_PORT) --lab-port $(BOOKSHELF_LAB_PORT)
+
+# A local JupyterHub (two users, ana and bob) with the extension and the S3 server.
+demo-hub: setup $(STAMP_UI)
+	$(PYTHON) scripts/hub_fixture.py --port $${BOOKSHELF_HUB_PORT:-8000} --s3-port $(BOOKSHELF_S3_PORT)
 
 lint: $(STAMP_JS)
 	$(JLPM) lint:check

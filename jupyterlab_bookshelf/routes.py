@@ -23,12 +23,16 @@ from jupyter_server.utils import url_escape, url_path_join
 
 from . import __version__
 from .commit import Committer
+from .deployment import link_base
 from .errors import BookshelfError, finish_error
+from .hub_credentials import HubCredentialsHandler
 from .server_access import S3Settings
 from .server_access.clone import invalid_request, server_clone
 from .server_access.publish import server_publish
 from .settings import allowed_buckets, effective_settings, features, settings_paths
 from .validation import (
+    DEEP_LINK_PARAMETER,
+    LANDING_PATH,
     bucket_allowed,
     clone_link_query,
     normalize_clone_request,
@@ -157,7 +161,7 @@ class CloneLandingHandler(_BookshelfMixin, JupyterHandler):
             route, frontend = self._frontend()
             handoff_url = (
                 url_path_join(self.base_url, route)
-                + "?bookshelf-clone&"
+                + f"?{DEEP_LINK_PARAMETER}&"
                 + clone_link_query(normalize_clone_request(request))
             )
             page = _templates.get_template("bookshelf_clone.html").render(
@@ -198,7 +202,8 @@ class _CloneRequestMixin(_BookshelfMixin):
                     "c.Bookshelf.server_access = True).",
                     status=501,
                 ),
-                clone_url=url_path_join(self.base_url, "bookshelf", "clone")
+                # Under a JupyterHub, through the hub: it opens for whoever follows it.
+                clone_url=url_path_join(link_base(self.base_url)[0], LANDING_PATH)
                 + "?"
                 + clone_link_query(normalize_clone_request(request)),
             )
@@ -294,7 +299,11 @@ class PublishHandler(_BookshelfMixin, APIHandler):
         except ValueError:
             finish_error(self, BookshelfError("InvalidRequest", "The body is not JSON."))
             return
-        origin = f"{self.request.protocol}://{self.request.host}"
+        # The result's clone link: under a JupyterHub through the hub, so that it opens in the
+        # server of whoever follows it; else on this server's origin.
+        base, _ = link_base(self.base_url)
+        if not base.startswith(("http://", "https://")):
+            base = f"{self.request.protocol}://{self.request.host}{base}"
         try:
             status, result = await server_publish(
                 path.strip("/"),
@@ -302,7 +311,7 @@ class PublishHandler(_BookshelfMixin, APIHandler):
                 self.request.query_arguments,
                 self.contents_manager,
                 self.s3_settings(),
-                origin + url_path_join(self.base_url, "bookshelf", "clone"),
+                url_path_join(base, LANDING_PATH),
             )
         except BookshelfError as error:
             finish_error(self, error)
@@ -372,11 +381,12 @@ def setup_route_handlers(web_app: Any) -> None:
     base_url = web_app.settings["base_url"]
     handlers = [
         (url_path_join(base_url, "api", "bookshelf"), InfoHandler),
-        (url_path_join(base_url, "bookshelf", "clone"), CloneLandingHandler),
+        (url_path_join(base_url, LANDING_PATH), CloneLandingHandler),
         (url_path_join(base_url, "api", "bookshelf", "cloned"), ClonedHandler),
         (url_path_join(base_url, "api", "bookshelf", "clone"), CloneApiHandler),
         (url_path_join(base_url, "api", "bookshelf", "published", "(.+)"), PublishHandler),
         (url_path_join(base_url, "api", "bookshelf", "publish", "(.+)"), PublishHandler),
         (url_path_join(base_url, "api", "bookshelf", "commit"), CommitHandler),
+        (url_path_join(base_url, "api", "bookshelf", "credentials"), HubCredentialsHandler),
     ]
     web_app.add_handlers(".*$", handlers)

@@ -8,6 +8,7 @@ checkout or an editable install reads them from ``src/rules/``.
 from __future__ import annotations
 
 import json
+import re
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -24,3 +25,15 @@ def load_rule(name: str) -> Any:
         if path.is_file():
             return json.loads(path.read_text(encoding="utf-8"))
     raise FileNotFoundError(f"Bookshelf's rule file {name}.json is missing from {_LOCATIONS[0]}")
+
+
+_PLACEHOLDER = re.compile(r"%%|%(\d+)")
+
+
+def format_message(template: str, *args: object) -> str:
+    """A rule's message template with its ``%1``-style placeholders filled, as the browser's
+    ``trans.__`` fills them without a translation (``Gettext.strfmt``): ``%n`` is the n-th
+    argument as text, ``%%`` a percent sign."""
+    return _PLACEHOLDER.sub(
+        lambda found: str(args[int(found.group(1)) - 1]) if found.group(1) else "%", template
+    )

@@ -5,6 +5,14 @@ administrator's overrides (``<app_settings_dir>/overrides.json``, applied to
 the defaults) and the user's settings file. This module computes the same
 composition on the server, from the directories of the running JupyterLab,
 so that ``GET /api/bookshelf`` describes what the browser will use.
+
+jupyterlab_server has no public API for the parts of this (its ``get_settings`` finds the schema
+only where an installed extension has it, and drops whether an overrides file could be read), so
+this module reads the files itself, as ``jupyterlab_server.settings_utils`` reads them: the
+overrides files with ``json``/``json5`` in JupyterLab's order, then ``default_setting_overrides``
+of the ``labconfig`` folders through jupyter_server's ``ConfigManager``, merged with
+jupyter_server's ``recursive_update``; the user settings file with ``json5``, validated with
+jsonschema's ``Draft7Validator`` as JupyterLab validates it.
 """
 
 from __future__ import annotations
@@ -22,20 +30,14 @@ from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 import json5
+from jsonschema import Draft7Validator, ValidationError
 from jupyter_core.paths import jupyter_config_dir, jupyter_path
+from jupyter_server.config_manager import recursive_update
+from jupyter_server.services.config.manager import ConfigManager
+from jupyterlab_server.settings_utils import SETTINGS_EXTENSION
 
-# jupyterlab_server's own building blocks of `get_settings`, used so that the
-# overrides and the user settings are read exactly as JupyterLab reads them.
-# `get_settings` itself cannot be used: it finds the schema only in installed
-# places, and a source checkout that is not built yet has it in `schema/`.
-from jupyterlab_server.settings_utils import (
-    SETTINGS_EXTENSION,
-    _get_overrides,
-    _get_user_settings,
-    _override,
-)
-from tornado.web import HTTPError
-
+from .deployment import USERNAME_PLACEHOLDER, resolve_publish_prefix
+from .rules import format_message, load_rule
 from .validation import check_bucket
 
 EXTENSION_NAME = "jupyterlab-bookshelf"
@@ -51,8 +53,12 @@ SOURCE_SCHEMA = (
     else None
 )
 
-CREDENTIALS_MODES = ("anonymous", "session", "settings", "endpoint")
-OVERWRITE_POLICIES = ("confirm", "always", "never")
+#: The choices of the settings that have them, shared with the browser (src/rules/settings.json).
+_CHOICES = load_rule("settings")["choices"]
+#: The problem texts the browser's features() gives too (src/rules/features.json).
+_PROBLEMS: dict[str, str] = load_rule("features")["problems"]
+CREDENTIALS_MODES: tuple[str, ...] = tuple(_CHOICES["credentials.mode"])
+OVERWRITE_POLICIES: tuple[str, ...] = tuple(_CHOICES["overwritePolicy"])
 
 
 @dataclass(frozen=True)
@@ -154,13 +160,64 @@ def _file_signature(path: str | os.PathLike[str] | None) -> tuple[int, int, int]
 
 @functools.lru_cache(maxsize=8)
 def _overrides(app_settings_dir: str) -> tuple[dict[str, Any], bool]:
-    """The administrator's overrides, and whether a file of them could not
-    be read. JupyterLab reads them once, at start; so does this."""
-    overrides, error = _get_overrides(app_settings_dir)
-    return overrides, bool(error)
+    """The administrator's overrides of every plugin, as JupyterLab merges them, and whether a
+    file of them could not be used (JupyterLab skips it). JupyterLab reads them once, at start;
+    so does this."""
+    overrides: dict[str, Any] = {}
+    error = False
+    for path in _overrides_files(app_settings_dir):
+        try:
+            text = path.read_text(encoding="utf-8")
+            data = json5.loads(text) if path.suffix == ".json5" else json.loads(text)
+            for plugin_id, config in data.items():
+                recursive_update(overrides.setdefault(plugin_id, {}), config)
+        except (OSError, ValueError, AttributeError, TypeError):
+            error = True
+    # The defaults the labconfig folders set for every user (default_setting_overrides.json).
+    labconfig = ConfigManager(config_dir_name="labconfig").get("default_setting_overrides")
+    for plugin_id, config in labconfig.items():
+        recursive_update(overrides.setdefault(plugin_id, {}), config)
+    return overrides, error
 
 
-#: The overrides files JupyterLab reads, in its order (jupyterlab_server's ``_get_overrides``):
+def _apply_overrides(schema: dict[str, Any], overrides: dict[str, Any]) -> dict[str, Any]:
+    """The schema with the plugin's overrides as its defaults, as JupyterLab applies them: an
+    object default is updated key by key, any other default replaced."""
+    plugin_overrides = overrides.get(SCHEMA_NAME)
+    if plugin_overrides is None:
+        return schema
+    properties = schema["properties"]
+    for name in plugin_overrides:
+        if name in properties:
+            default = properties[name]["default"]
+            if isinstance(default, dict):
+                recursive_update(default, plugin_overrides[name])
+            else:
+                default = plugin_overrides[name]
+            properties[name]["default"] = default
+        else:
+            properties[name] = {"default": plugin_overrides[name]}
+    return schema
+
+
+def _user_settings(user_settings_dir: str, schema: dict[str, Any]) -> tuple[dict[str, Any], bool]:
+    """The user's settings of the plugin, and whether they were dropped for not matching the
+    schema (JupyterLab then uses none of them). Raises ``ValueError`` when the file is not
+    JSON5, ``OSError`` when it cannot be read."""
+    path = Path(user_settings_dir, EXTENSION_NAME, PLUGIN_NAME + SETTINGS_EXTENSION)
+    if not path.exists():
+        return {}, False
+    settings = json5.loads(path.read_text(encoding="utf-8") or "{}")
+    if isinstance(settings, dict) and not settings:
+        return {}, False
+    try:
+        Draft7Validator(schema).validate(settings)
+    except ValidationError:
+        return {}, True
+    return settings, False
+
+
+#: The overrides files JupyterLab reads, in its order (jupyterlab_server's ``settings_utils``):
 #: ``overrides.d/*.json`` and ``*.json5``, then ``overrides.json`` and ``overrides.json5``.
 def _overrides_files(app_settings_dir: str) -> list[Path]:
     folder = Path(app_settings_dir)
@@ -297,27 +354,27 @@ def _load(
             "so JupyterLab ignores it"
         )
     try:
-        schema = _override(SCHEMA_NAME, schema, overrides)
+        schema = _apply_overrides(schema, overrides)
     except (AttributeError, KeyError, TypeError):
         # e.g. an override that gives a string where the schema has an object
         problems.append(f"the overrides of {SCHEMA_NAME} do not fit its settings schema")
         schema = copy.deepcopy(_schema(schema_path, _schema_signature))
     try:
-        user = _get_user_settings(paths.user_settings_dir, SCHEMA_NAME, schema)
-    except HTTPError:
+        user, mismatched = _user_settings(paths.user_settings_dir, schema)
+    except (OSError, ValueError):
         # The message of the parse error may quote the file; never show it.
-        user = {"settings": {}, "warning": None}
+        user, mismatched = {}, False
         problems.append(
             "the user settings file of Bookshelf is not valid JSON5, "
             "so JupyterLab cannot use it (fix it in the Settings Editor)"
         )
-    if user["warning"]:
-        # The warning quotes the offending value, which may be a secret.
+    if mismatched:
+        # The validation error quotes the offending value, which may be a secret.
         problems.append(
             "the user settings of Bookshelf do not match the settings schema, "
             "so JupyterLab ignores them (fix them in the Settings Editor)"
         )
-    return compose(schema, user["settings"]), tuple(problems)
+    return compose(schema, user), tuple(problems)
 
 
 def effective_settings(paths: SettingsPaths) -> tuple[dict[str, Any], list[str]]:
@@ -359,10 +416,10 @@ def _endpoint_url(value: str) -> tuple[str, list[str]]:
     except ValueError:
         valid = False
     if not valid:
-        return "", ["endpointUrl must be empty or an http:// or https:// URL"]
+        return "", [_PROBLEMS["endpointNotHttp"]]
     problems = []
     if "@" in parts.netloc:
-        problems.append("endpointUrl must not contain a user name or password")
+        problems.append(_PROBLEMS["endpointUserInfo"])
     host = f"[{parts.hostname}]" if ":" in parts.hostname else parts.hostname
     netloc = f"{host}:{port}" if port is not None else host
     # As the browser uses it: without trailing slashes.
@@ -373,7 +430,7 @@ def _clone_problems(settings: dict[str, Any]) -> list[str]:
     """What keeps clone from working. Names settings, never their values."""
     problems: list[str] = []
     if not _string(settings, "region", problems):
-        problems.append("region is empty")
+        problems.append(_PROBLEMS["regionEmpty"])
     problems.extend(_endpoint_url(_string(settings, "endpointUrl", problems))[1])
     credentials = settings.get("credentials")
     if not isinstance(credentials, dict):
@@ -385,11 +442,11 @@ def _clone_problems(settings: dict[str, Any]) -> list[str]:
         for name in ("accessKeyId", "secretAccessKey"):
             value = credentials.get(name)
             if not isinstance(value, str) or not value.strip():
-                problems.append(f"credentials.mode is 'settings' but credentials.{name} is empty")
+                problems.append(format_message(_PROBLEMS["settingsKeyEmpty"], name))
     elif mode == "endpoint":
         endpoint = _string(credentials, "endpoint", problems, "credentials.endpoint")
         if not endpoint:
-            problems.append("credentials.mode is 'endpoint' but credentials.endpoint is empty")
+            problems.append(_PROBLEMS["endpointEmpty"])
     return problems
 
 
@@ -400,8 +457,10 @@ def _publish_problems(settings: dict[str, Any]) -> list[str]:
     bucket = _string(settings, "publishBucket", problems)
     rule = check_bucket(bucket) if bucket else None
     if rule:
-        problems.append(f"publishBucket: {rule}")
-    _string(settings, "publishPrefix", problems)
+        problems.append(format_message(_PROBLEMS["publishBucket"], rule))
+    prefix = resolve_publish_prefix(_string(settings, "publishPrefix", problems))
+    if USERNAME_PLACEHOLDER in prefix:
+        problems.append(format_message(_PROBLEMS["publishPrefixUser"], USERNAME_PLACEHOLDER))
     if settings.get("overwritePolicy") not in OVERWRITE_POLICIES:
         problems.append(f"overwritePolicy must be one of {', '.join(OVERWRITE_POLICIES)}")
     return problems
@@ -433,7 +492,9 @@ def features(settings: dict[str, Any], load_problems: list[str]) -> dict[str, bo
         "region": _string(settings, "region", ignored),
         "force_path_style": settings.get("forcePathStyle") is True,
         "publish_bucket": publish_bucket,
-        "publish_prefix": _string(settings, "publishPrefix", ignored).lstrip("/"),
+        "publish_prefix": resolve_publish_prefix(
+            _string(settings, "publishPrefix", ignored).lstrip("/")
+        ),
         "overwrite_policy": _string(settings, "overwritePolicy", ignored),
         "links_restricted": bool(allowed_buckets(settings)),
         "settings_problem": "; ".join([*load_problems, *clone_problems, *publish_problems]),

@@ -23,6 +23,7 @@ REPO = HERE.parent
 sys.path.insert(0, str(HERE))
 
 from fault_proxy import start_fault_proxy  # noqa: E402
+from hub_fixture import hub_settings, start_hub  # noqa: E402
 from processes import stop_process  # noqa: E402
 from s3_fixture import DEMO_ACCESS_KEY, DEMO_SECRET_KEY, start_s3_server  # noqa: E402
 from s3rver_fixture import start_s3rver  # noqa: E402
@@ -82,6 +83,13 @@ def main() -> int:
         default=int(os.environ.get("BOOKSHELF_TEST_S3RVER_PORT", "0")) or None,
         help="test mode: port of the signature-verifying s3rver (default: S3 port + 5)",
     )
+    parser.add_argument(
+        "--hub-port",
+        type=int,
+        default=int(os.environ.get("BOOKSHELF_TEST_HUB_PORT", "0")) or None,
+        help="test mode: also start a JupyterHub (scripts/hub_fixture.py) with two users on "
+        "this port, using the same S3 server",
+    )
     parser.add_argument("--run-dir", default=None, help="state folder (default .run/<mode>)")
     args = parser.parse_args()
 
@@ -98,6 +106,8 @@ def main() -> int:
         folder.mkdir(parents=True, exist_ok=True)
 
     ports = [args.lab_port] + ([args.notebook_port] if test and args.notebook_port else [])
+    if test and args.hub_port:
+        ports.append(args.hub_port)
     origins = [f"http://{host}:{port}" for port in ports for host in ("127.0.0.1", "localhost")]
     allowed = ["examples", "published"]
     if test:
@@ -131,6 +141,23 @@ def main() -> int:
                 proxy.stop()
             fixture.stop()
             raise
+    # A JupyterHub whose users' servers use the same S3 server (scripts/hub_fixture.py).
+    hub = None
+    if test and args.hub_port:
+        try:
+            hub = start_hub(
+                args.hub_port,
+                {
+                    **hub_settings(fixture.endpoint_url, DEMO_ACCESS_KEY, DEMO_SECRET_KEY),
+                    "allowedBuckets": allowed,
+                },
+                run_dir / "hub",
+            )
+        except BaseException:
+            for server in (s3rver, proxy, fixture):
+                if server:
+                    server.stop()
+            raise
     (run_dir / "fixture.json").write_text(
         json.dumps(
             {
@@ -141,6 +168,7 @@ def main() -> int:
                 "root_dir": str(root_dir),
                 "lab_port": args.lab_port,
                 "notebook_port": args.notebook_port if test else None,
+                "hub": hub.info() if hub else None,
             },
             indent=2,
         )
@@ -246,6 +274,8 @@ def main() -> int:
                 stop_process(server, timeout=15)
         if notebook_log:
             notebook_log.close()
+        if hub:
+            hub.stop()
         if proxy:
             proxy.stop()
         if s3rver:

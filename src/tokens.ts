@@ -114,6 +114,11 @@ export interface IPublishResult {
   version_id?: string;
   etag?: string;
   clone_url: string;
+  /**
+   * The form of `clone_url`: `hub`, a JupyterHub link that opens in the
+   * server of whoever follows it; `server`, a link into this server.
+   */
+  link_form?: 'hub' | 'server';
 }
 
 /**

@@ -8,6 +8,7 @@ from typing import Any
 from traitlets import Bool
 from traitlets.config import Configurable
 
+from ..deployment import resolve_publish_prefix
 from ..settings import allowed_buckets
 
 
@@ -59,7 +60,8 @@ class S3Settings:
             region=text("region") or "us-east-1",
             force_path_style=settings.get("forcePathStyle") is True,
             publish_bucket=text("publishBucket"),
-            publish_prefix=text("publishPrefix").lstrip("/"),
+            # {username}: the hub user, as the browser fills it in.
+            publish_prefix=resolve_publish_prefix(text("publishPrefix").lstrip("/")),
             overwrite_policy=text("overwritePolicy", "confirm") or "confirm",
             allowed_buckets=tuple(allowed_buckets(settings)),
             max_object_size_mb=float(size),

@@ -1,8 +1,8 @@
 """Server-side publish: a saved notebook (or the notebook in the request) put at
 ``s3://<publishBucket>/<publishPrefix><path>`` under the overwrite policy.
 
-The browser's rules (``src/publish/``): version 4 notebooks only; the destination rules of
-``destination.ts``; the overwrite decision of ``overwrite.ts`` (create only with
+The browser's rules (``src/publish/``): version 4 notebooks only; the destination and the
+overwrite decision from the shared rules (``publishing.py``: create only with
 ``If-None-Match: *`` when nothing is there; ``never`` refuses; ``always`` replaces;
 ``confirm`` replaces only when asked to, and only the version seen, with ``If-Match``); where a
 policy relies on a condition, whether the S3 service honours it is checked once per endpoint
@@ -29,20 +29,19 @@ from jupyter_server.services.contents.fileio import FileManagerMixin
 from tornado.web import HTTPError
 
 from ..errors import BookshelfError
-from ..validation import (
-    check_bucket,
-    check_file_name,
-    clone_link_query,
-    key_base_name,
-    validate_clone_request,
+from ..publishing import (
+    NOTEBOOK_CONTENT_TYPE,
+    DestinationRefused,
+    decide_overwrite,
+    resolve_destination,
+    s3_path,
 )
+from ..validation import clone_link_query
 from .config import S3Settings
 from .notebook import check_notebook_bytes
 from .s3 import s3_client, to_bookshelf_error
 from .transfers import in_transfer_thread, start_check
 
-NOTEBOOK_EXTENSION = ".ipynb"
-NOTEBOOK_CONTENT_TYPE = "application/x-ipynb+json"
 PROBE_KEY_STEM = ".bookshelf-conditional-write-check-"
 PROBE_BODY = b"Bookshelf checks whether this S3 service honours conditional writes.\n"
 
@@ -93,51 +92,6 @@ def read_options(body: Any, query: dict[str, list[bytes]]) -> PublishOptions:
         overwrite=_flag(given.get("overwrite", False), "overwrite"),
         if_match=if_match or None,
     )
-
-
-def publish_bucket(settings: S3Settings) -> str:
-    bucket = settings.publish_bucket
-    if not bucket:
-        raise BookshelfError(
-            "PublishNotConfigured",
-            "No publish bucket is set: set 'Publish bucket' in the Bookshelf settings.",
-        )
-    rule = check_bucket(bucket)
-    if rule:
-        raise BookshelfError(
-            "PublishNotConfigured",
-            f"The publish bucket is not a valid bucket name ({rule}): correct 'Publish bucket' "
-            "in the Bookshelf settings.",
-        )
-    return bucket
-
-
-def destination_problem(key: str) -> str | None:
-    """``checkPublishDestination`` of destination.ts, for a valid bucket."""
-    if not key:
-        return "The publish destination is empty: choose a path for the notebook."
-    dot = next((segment for segment in key.split("/") if segment in (".", "..")), None)
-    if dot is not None:
-        return (
-            f"The publish destination has a '{dot}' segment, which would address another "
-            "object: choose a path without it."
-        )
-    # The clone rules for a key, so that the clone link of the result works.
-    problems = dict(validate_clone_request({"s3_bucket": "bucket", "s3_key": key}))
-    problem = problems.get("s3_key", "").removeprefix("s3_key: ")
-    if problem:
-        return (
-            f"The publish destination is not a valid object key ({problem}): choose another path."
-        )
-    if not key.endswith(NOTEBOOK_EXTENSION):
-        return (
-            "Only notebooks are published, so the destination must end in "
-            f"'{NOTEBOOK_EXTENSION}': choose another path."
-        )
-    problem = check_file_name(key_base_name(key), "target_path")
-    if problem:
-        return f"The published notebook could not be cloned under its name ({problem})."
-    return None
 
 
 def notebook_body_bytes(path: str, body: Any) -> bytes:
@@ -285,21 +239,19 @@ def _head_etag(client: Any, bucket: str, key: str) -> tuple[bool, str | None]:
 
 
 def decide(policy: str, exists: bool, etag: str | None, options: PublishOptions, where: str):
-    """``decideOverwrite``: the condition of the put, or raises the refusal."""
-    if not exists:
-        return {"IfNoneMatch": "*"}
-    if policy == "never":
-        raise BookshelfError(
-            "Conflict",
-            f"{where} exists and the overwrite policy is 'never': nothing was published; "
-            "choose another path.",
-        )
-    if policy == "always":
-        return {"IfMatch": options.if_match} if options.if_match else {}
-    if not options.overwrite:
-        raise BookshelfError("Conflict", f"{where} exists; confirm to replace it.")
-    wanted = options.if_match or etag
-    return {"IfMatch": wanted} if wanted else {}
+    """The put's condition (botocore's parameter names), from the shared decision
+    (``publishing.decide_overwrite``, the browser's ``decideOverwrite``); raises its refusal."""
+    decision = decide_overwrite(
+        policy, {"etag": etag} if exists else None, options.overwrite, options.if_match, where
+    )
+    if decision["action"] == "refuse":
+        raise BookshelfError(decision["code"], decision["message"])
+    condition = decision["condition"]
+    if condition.get("ifNoneMatch"):
+        return {"IfNoneMatch": condition["ifNoneMatch"]}
+    if condition.get("ifMatch"):
+        return {"IfMatch": condition["ifMatch"]}
+    return {}
 
 
 def required_condition(policy: str, condition: dict[str, str]) -> str | None:
@@ -405,7 +357,7 @@ def upload(
 ) -> tuple[int, dict[str, Any]]:
     """Decide on what the HEAD found, check the condition is honoured, PUT; blocking (a
     transfer thread)."""
-    where = f"s3://{bucket}/{key}"
+    where = s3_path(bucket, key)
     exists, etag = head
     condition = decide(settings.overwrite_policy, exists, etag, options, where)
     needed = required_condition(settings.overwrite_policy, condition)
@@ -472,18 +424,17 @@ async def server_publish(
     """Publish; the HTTP status (201 created, 200 replaced) and the result. ``clone_base`` is
     the absolute ``…/bookshelf/clone`` URL of this server."""
     options = read_options(body, query)
-    bucket = publish_bucket(settings)
-    if not path.endswith(NOTEBOOK_EXTENSION):
-        raise BookshelfError(
-            "NotANotebook",
-            f"Only notebooks can be published, and '{path}' is not one (its name does not end "
-            f"in '{NOTEBOOK_EXTENSION}').",
-            "path",
+    try:
+        bucket, key = resolve_destination(
+            path, settings.publish_bucket, settings.publish_prefix, options.destination
         )
-    key = settings.publish_prefix + (options.destination or path).removeprefix("/")
-    problem = destination_problem(key)
-    if problem:
-        raise BookshelfError("InvalidRequest", problem, "to" if options.destination else "path")
+    except DestinationRefused as refused:
+        field = None
+        if refused.code == "InvalidRequest":
+            field = "to" if options.destination else "path"
+        elif refused.code == "NotANotebook":
+            field = "path"
+        raise BookshelfError(refused.code, refused.message, field) from None
     if isinstance(body, dict) and "content" in body:
         data = notebook_body_bytes(path, body)
     else:

@@ -14,7 +14,8 @@ PACKAGE = Path(__file__).resolve().parents[1]
 #: A code where an error is made: BookshelfError("Code", …), CommitError(status, "Code", …),
 #: and the code tables of the modules that translate S3's and Jupyter's errors.
 _MADE = re.compile(
-    r"""(?:BookshelfError\(\s*|CommitError\(\s*\d+,\s*|code\s*=\s*|:\s*)"([A-Z][A-Za-z]+)\"""",
+    r"""(?:(?:BookshelfError|DestinationRefused)\(\s*|CommitError\(\s*\d+,\s*|"""
+    r"""code\s*=\s*|"code":\s*)"([A-Z][A-Za-z]+)\"""",
 )
 
 

@@ -593,6 +593,16 @@ def test_clone_post_points_to_the_browser(fetch, path):
     assert f"lab?bookshelf-clone&{query}".replace("&", "&amp;") in text(landing)
 
 
+def test_under_a_hub_the_clone_link_goes_through_user_redirect(fetch, monkeypatch):
+    monkeypatch.setenv("JUPYTERHUB_USER", "ana")
+    monkeypatch.setenv("JUPYTERHUB_BASE_URL", "/")
+    request = {"s3_bucket": "abc", "s3_key": "q3.ipynb"}
+    response = fetch("api", "bookshelf", "clone", method="POST", body=json.dumps(request))
+    assert json.loads(response.body)["clone_url"] == (
+        "/hub/user-redirect/bookshelf/clone?s3_bucket=abc&s3_key=q3.ipynb"
+    )
+
+
 # PUT /api/bookshelf/published/{path}
 
 

@@ -3,10 +3,10 @@ import * as path from 'path';
 
 import {
   cloneLinkQuery,
-  isBucketAllowed,
   normalizeCloneRequest,
   validateCloneRequest
 } from '../clone/request';
+import { isBucketAllowed } from '../s3/names';
 
 /**
  * The clone request rules as shared cases, which the server extension is

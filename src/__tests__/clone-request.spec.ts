@@ -2,13 +2,11 @@ import { BookshelfError } from '../errors/errors';
 import {
   checkCloneRequest,
   cloneLinkQuery,
-  isBucketAllowed,
   normalizeCloneRequest,
-  parseS3Url,
   readCloneQuery,
-  utf8Length,
   validateCloneRequest
 } from '../clone/request';
+import { isBucketAllowed, parseS3Url, utf8Length } from '../s3/names';
 
 const valid = { s3_bucket: 'my-bucket', s3_key: 'notebooks/q3.ipynb' };
 

@@ -6,6 +6,9 @@ import {
   publishKey,
   s3Path
 } from '../publish/destination';
+import { readPublishTarget } from '../publish/publish';
+import { DEFAULT_SETTINGS } from '../settings/parse';
+import { sharedCases } from './fakes/cases';
 
 describe('publishKey', () => {
   it.each([
@@ -159,5 +162,94 @@ describe('checkPublishDestination', () => {
     expect(problem).toContain("'Publish bucket'");
     expect(checkPublishBucket('published')).toBeNull();
     expect(checkPublishBucket('')).toContain('No publish bucket is set');
+  });
+});
+
+/**
+ * Publish destinations on the cases the server extension is tested on too
+ * (jupyterlab_bookshelf/tests/test_publish_destination_cases.py).
+ */
+const [server] = sharedCases<{ origin: string; base_url: string }>(
+  'publish_destination_cases.json',
+  'servers'
+);
+const cases = sharedCases<{
+  name: string;
+  bucket: string;
+  prefix: string;
+  path: string;
+  version_id?: string;
+  key: string;
+  problem: string | null;
+  s3_path?: string;
+  clone_url?: string;
+}>('publish_destination_cases.json');
+const buckets = sharedCases<{
+  name: string;
+  bucket: string;
+  problem: string | null;
+}>('publish_destination_cases.json', 'buckets');
+
+describe('the shared publish destination cases', () => {
+  it('has them', () => {
+    expect(cases.length).toBeGreaterThan(20);
+    expect(cases.filter(c => c.problem === null).length).toBeGreaterThan(5);
+  });
+
+  it.each(cases.map(c => [c.name, c]))('%s', (_, c) => {
+    const key = publishKey(c.prefix, c.path);
+    expect(key).toBe(c.key);
+    expect(checkPublishDestination(c.bucket, key)).toBe(c.problem);
+    if (c.problem === null) {
+      expect(s3Path(c.bucket, key)).toBe(c.s3_path);
+      expect(
+        cloneUrl(server.origin, server.base_url, {
+          s3_bucket: c.bucket,
+          s3_key: key,
+          s3_version_id: c.version_id
+        })
+      ).toBe(c.clone_url);
+    }
+  });
+
+  it.each(buckets.map(c => [c.name, c]))(
+    'publish bucket: %s',
+    (_, { bucket, problem }) => {
+      expect(checkPublishBucket(bucket)).toBe(problem);
+    }
+  );
+});
+
+const resolutions = sharedCases<{
+  name: string;
+  path: unknown;
+  destination?: unknown;
+  publish_bucket: string;
+  publish_prefix: string;
+  outcome: { bucket: string; key: string } | { code: string; message: string };
+}>('publish_destination_cases.json', 'resolve');
+
+describe('the shared publish request cases', () => {
+  it('has them, wrongly typed paths included', () => {
+    expect(resolutions.length).toBeGreaterThan(15);
+  });
+
+  it.each(resolutions.map(c => [c.name, c]))('%s', async (_, c) => {
+    const store = { headObject: async () => null } as any;
+    const settings = {
+      ...DEFAULT_SETTINGS,
+      publishBucket: c.publish_bucket,
+      publishPrefix: c.publish_prefix
+    };
+    const outcome = await readPublishTarget(
+      { store },
+      c.path as string,
+      settings,
+      c.destination as string | undefined
+    ).then(
+      ({ bucket, key }) => ({ bucket, key }),
+      error => ({ code: error.code, message: error.message })
+    );
+    expect(outcome).toEqual(c.outcome);
   });
 });

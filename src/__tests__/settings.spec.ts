@@ -4,12 +4,12 @@ import * as path from 'path';
 import {
   checkSettings,
   DEFAULT_SETTINGS,
-  displayEndpointUrl,
-  displayUrl,
   parseSettings,
   publicSettings
 } from '../settings/checks';
+import { displayEndpointUrl, displayUrl } from '../s3/urls';
 import { VERSION } from '../package';
+import settingsRules from '../rules/settings.json';
 
 const schema = JSON.parse(
   fs.readFileSync(
@@ -33,6 +33,29 @@ describe('parseSettings', () => {
     expect(Object.keys(DEFAULT_SETTINGS).sort()).toEqual(
       Object.keys(schema.properties).sort()
     );
+  });
+
+  it('has the defaults and choices of the schema in the shared rules', () => {
+    // The server extension checks the same (test_settings_rules.py).
+    const defaults = (properties: { [key: string]: any }) =>
+      Object.fromEntries(
+        Object.entries(properties).map(([key, property]) => [
+          key,
+          property.default
+        ])
+      );
+    expect(settingsRules.defaults).toEqual(defaults(schema.properties));
+    expect(settingsRules.defaults.credentials).toEqual(
+      defaults(schema.properties.credentials.properties)
+    );
+    const choices = (property: { oneOf: { const: string }[] }) =>
+      property.oneOf.map(choice => choice.const);
+    expect(settingsRules.choices).toEqual({
+      'credentials.mode': choices(
+        schema.properties.credentials.properties.mode
+      ),
+      overwritePolicy: choices(schema.properties.overwritePolicy)
+    });
   });
 
   it('reads every setting', () => {

@@ -12,12 +12,11 @@ import { cloneObject } from '../clone/clone';
 import { checkNotebook, checkSize, classifyObject } from '../clone/content';
 import { MemoryFolderLocks } from '../clone/locks';
 import {
-  checkBucket,
   checkCloneRequest,
   checkFileName,
-  checkKey,
   validateCloneRequest
 } from '../clone/request';
+import { checkBucket, checkKey } from '../s3/names';
 import { asSaveFailed, writeNewFile } from '../clone/writer';
 import { BookshelfError } from '../errors/errors';
 import { describeError } from '../errors/messages';

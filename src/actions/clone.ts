@@ -15,13 +15,10 @@ import type { ReadonlyPartialJSONObject } from '@lumino/coreutils';
 
 import { sizeLimitBytes } from '../clone/content';
 import { candidateNames } from '../clone/naming';
-import {
-  keyBaseName,
-  readCloneQuery,
-  validateCloneRequest
-} from '../clone/request';
+import { readCloneQuery, validateCloneRequest } from '../clone/request';
 import { CommandIDs } from '../plugins/commands';
 import { isCancelled } from '../errors/errors';
+import { keyBaseName } from '../s3/names';
 import type { IBookshelf, ICloneRequest } from '../tokens';
 import { showCloneDialog } from '../widgets/CloneDialog';
 import { notifyError } from '../widgets/errorNotification';

@@ -115,19 +115,33 @@ function notifyPublished(
     : trans.__('Published to %1.', result.s3_path);
   // Each button says when it has copied, as the person cannot see the
   // clipboard.
+  const copyLink = (event: Event) => {
+    event.preventDefault();
+    Clipboard.copyToSystem(result.clone_url);
+    show('link');
+  };
   const actions = (copied: 'link' | 'path' | null): Notification.IAction[] => [
-    {
-      label:
-        copied === 'link' ? trans.__('Link Copied') : trans.__('Copy Link'),
-      caption: trans.__(
-        'Copy a link that opens the clone dialog for this notebook'
-      ),
-      callback: event => {
-        event.preventDefault();
-        Clipboard.copyToSystem(result.clone_url);
-        show('link');
-      }
-    },
+    // The label says the link's form: a hub link opens in the server of
+    // whoever follows it, a server link only in this one.
+    result.link_form === 'hub'
+      ? {
+          label:
+            copied === 'link'
+              ? trans.__('Hub Link Copied')
+              : trans.__('Copy Hub Link'),
+          caption: trans.__(
+            'Copy a JupyterHub link that opens the clone dialog for this notebook in the server of whoever follows it'
+          ),
+          callback: copyLink
+        }
+      : {
+          label:
+            copied === 'link' ? trans.__('Link Copied') : trans.__('Copy Link'),
+          caption: trans.__(
+            'Copy a link to this Jupyter server that opens the clone dialog for this notebook'
+          ),
+          callback: copyLink
+        },
     {
       label:
         copied === 'path'

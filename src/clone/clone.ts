@@ -25,7 +25,8 @@ import {
 import type { ICommitter } from './committer';
 import type { IFolderLocks } from './locks';
 import { resolveTarget, type ICloneTarget } from './naming';
-import { checkCloneRequest, checkFileName, keyBaseName } from './request';
+import { keyBaseName } from '../s3/names';
+import { checkCloneRequest, checkFileName } from './request';
 import {
   asSaveFailed,
   hasResponseStatus,

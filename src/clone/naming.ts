@@ -3,7 +3,7 @@
  */
 
 import type { ICloneRequest } from '../tokens';
-import { keyBaseName } from './request';
+import { keyBaseName } from '../s3/names';
 
 /**
  * The folder and file name a clone is written to, before collisions are

@@ -1,8 +1,11 @@
 /**
  * Validation and helpers for clone requests and clone links.
  *
- * The rules are those of `docs/clone-request-rules.md`; the server shim
- * implements the same ones, so keep both in step.
+ * The rules are those of `docs/clone-request-rules.md`, as data in
+ * `src/rules/link.json` (the fields, as links list them),
+ * `src/rules/clone.json` (the request's messages) and
+ * `src/rules/names.json` (the naming rules, applied by `../s3/names`); the
+ * server extension applies the same data (`jupyterlab_bookshelf/validation.py`).
  */
 
 import {
@@ -12,22 +15,31 @@ import {
 
 import { TRANSLATION_DOMAIN } from '../package';
 import { BookshelfError } from '../errors/errors';
+import clone from '../rules/clone.json';
+import link from '../rules/link.json';
+import { ruleMessage } from '../rules/translate';
+import {
+  checkBucket,
+  checkCharacters,
+  checkKey,
+  checkVersionId,
+  keyBaseName,
+  NAME_LIMITS,
+  NAME_MESSAGES,
+  utf8Length
+} from '../s3/names';
 import type { ICloneRequest } from '../tokens';
-
-/**
- * The fields of a clone request, in the order links list them.
- */
-export const CLONE_FIELDS = [
-  's3_bucket',
-  's3_key',
-  'target_path',
-  's3_version_id'
-] as const;
 
 /**
  * The name of one clone request field.
  */
-export type CloneField = (typeof CLONE_FIELDS)[number];
+export type CloneField =
+  's3_bucket' | 's3_key' | 'target_path' | 's3_version_id';
+
+/**
+ * The fields of a clone request, in the order links list them.
+ */
+export const CLONE_FIELDS = link.fields as readonly CloneField[];
 
 /**
  * One problem of a clone request.
@@ -42,33 +54,9 @@ export interface ICloneProblem {
   message: string;
 }
 
-/**
- * The most bytes a key, a target path and a version id may have.
- */
-const MAX_PATH_BYTES = 1024;
-
-/**
- * The most bytes of one file or folder name (the usual file system limit).
- */
-const MAX_NAME_BYTES = 255;
-
-// Matching control characters is the point of this expression.
-// eslint-disable-next-line no-control-regex
-const CONTROL_CHARACTER = /[\u0000-\u001f\u007f-\u009f]/;
-const BIDI_CHARACTER = /[\u200e\u200f\u202a-\u202e\u2066-\u2069]/;
-const BUCKET_CHARACTER = /[a-z0-9.-]/;
-const IPV4_LIKE = /^\d{1,3}(\.\d{1,3}){3}$/;
-const VERSION_ID = /^[A-Za-z0-9._\-+/=]+$/;
-const VERSION_ID_CHARACTER = /[A-Za-z0-9._\-+/=]/;
-
-const BUCKET_PREFIXES = ['xn--', 'sthree-', 'amzn-s3-demo-'];
-const BUCKET_SUFFIXES = [
-  '-s3alias',
-  '--ol-s3',
-  '.mrap',
-  '--x-s3',
-  '--table-s3'
-];
+const MESSAGES = clone.messages;
+const { maxPathBytes: MAX_PATH_BYTES, maxNameBytes: MAX_NAME_BYTES } =
+  NAME_LIMITS;
 
 /**
  * Check a clone request (a POST body, or the parameters of a link read with
@@ -88,9 +76,7 @@ export function validateCloneRequest(
     return [
       {
         field: 'request',
-        message: trans.__(
-          'request: a clone request is an object with s3_bucket and s3_key'
-        )
+        message: ruleMessage(trans, MESSAGES.notAnObject)
       }
     ];
   }
@@ -98,7 +84,10 @@ export function validateCloneRequest(
   const problems: ICloneProblem[] = [];
   const report = (field: CloneField, message: string | null) => {
     if (message !== null) {
-      problems.push({ field, message: trans.__('%1: %2', field, message) });
+      problems.push({
+        field,
+        message: ruleMessage(trans, MESSAGES.fieldProblem, field, message)
+      });
     }
   };
 
@@ -110,12 +99,12 @@ export function validateCloneRequest(
   report(
     's3_bucket',
     bucket.problem ??
-      (bucket.value ? null : trans.__('a bucket name is required')) ??
+      (bucket.value ? null : ruleMessage(trans, MESSAGES.bucketRequired)) ??
       checkBucket(bucket.value!, trans)
   );
   const keyProblem =
     key.problem ??
-    (key.value ? null : trans.__('an object key is required')) ??
+    (key.value ? null : ruleMessage(trans, MESSAGES.keyRequired)) ??
     checkKey(key.value!, trans);
   report('s3_key', keyProblem);
   const targetProblem =
@@ -147,30 +136,20 @@ export function checkFileName(
   source: 's3_key' | 'target_path',
   trans: TranslationBundle = nullTranslator.load(TRANSLATION_DOMAIN)
 ): string | null {
+  const m = NAME_MESSAGES;
+  const fromKey = source === 's3_key';
   if (name.startsWith('.')) {
-    return source === 's3_key'
-      ? trans.__(
-          "the object's name '%1' starts with a dot, which Jupyter hides; give a target_path",
-          name
-        )
-      : trans.__(
-          "the file name '%1' starts with a dot, which Jupyter hides; choose another name",
-          name
-        );
+    return ruleMessage(
+      trans,
+      fromKey ? m.objectNameHidden : m.fileNameHidden,
+      name
+    );
   }
   const bytes = utf8Length(name);
   if (bytes > MAX_NAME_BYTES) {
-    return source === 's3_key'
-      ? trans.__(
-          "the object's name has %1 bytes of UTF-8, more than the %2 a file name may have; give a target_path",
-          bytes,
-          MAX_NAME_BYTES
-        )
-      : trans.__(
-          'a file name has at most %1 bytes of UTF-8 (got %2)',
-          MAX_NAME_BYTES,
-          bytes
-        );
+    return fromKey
+      ? ruleMessage(trans, m.objectNameBytes, bytes, MAX_NAME_BYTES)
+      : ruleMessage(trans, m.fileNameBytes, MAX_NAME_BYTES, bytes);
   }
   return null;
 }
@@ -247,72 +226,6 @@ export function cloneLinkQuery(request: ICloneRequest): string {
 }
 
 /**
- * Split an `s3://bucket/key` address. Returns null for anything else,
- * including an address without a key. The key is taken as written (these
- * addresses are not percent-encoded).
- */
-export function parseS3Url(
-  text: string
-): Pick<ICloneRequest, 's3_bucket' | 's3_key'> | null {
-  const match = /^s3:\/\/([^/]+)\/(.+)$/i.exec(text);
-  if (!match) {
-    return null;
-  }
-  return { s3_bucket: match[1], s3_key: match[2] };
-}
-
-/**
- * Whether a link may clone from a bucket: the name must match one of the
- * patterns as a whole, where `*` stands for any characters; matching is
- * case-sensitive. An empty list allows every bucket.
- */
-export function isBucketAllowed(bucket: string, patterns: string[]): boolean {
-  if (patterns.length === 0) {
-    return true;
-  }
-  return patterns.some(pattern => wildcardToRegExp(pattern).test(bucket));
-}
-
-/**
- * The last segment of a key: the name its clone gets by default.
- */
-export function keyBaseName(key: string): string {
-  return key.slice(key.lastIndexOf('/') + 1);
-}
-
-/**
- * The number of bytes of a string encoded as UTF-8.
- */
-export function utf8Length(text: string): number {
-  let bytes = 0;
-  for (let i = 0; i < text.length; i++) {
-    const code = text.charCodeAt(i);
-    if (code < 0x80) {
-      bytes += 1;
-    } else if (code < 0x800) {
-      bytes += 2;
-    } else if (
-      code >= 0xd800 &&
-      code <= 0xdbff &&
-      i + 1 < text.length &&
-      isLowSurrogate(text.charCodeAt(i + 1))
-    ) {
-      // A surrogate pair is one code point of four bytes.
-      bytes += 4;
-      i++;
-    } else {
-      // Lone surrogates count as the three bytes of U+FFFD.
-      bytes += 3;
-    }
-  }
-  return bytes;
-}
-
-function isLowSurrogate(code: number): boolean {
-  return code >= 0xdc00 && code <= 0xdfff;
-}
-
-/**
  * A field's value: a string, or absent; anything else is a problem.
  */
 function readField(
@@ -325,113 +238,29 @@ function readField(
     return {};
   }
   if (Array.isArray(value) && value.length > 1) {
-    return { problem: trans.__('given more than once') };
+    return { problem: ruleMessage(trans, MESSAGES.givenTwice) };
   }
   if (typeof value !== 'string') {
     // JavaScript's name of the type, as an API caller would write it.
     return {
       problem: Array.isArray(value)
-        ? trans.__('must be text (got a list)')
-        : trans.__('must be text (got %1)', typeof value)
+        ? ruleMessage(trans, MESSAGES.notTextList)
+        : ruleMessage(trans, MESSAGES.notText, typeof value)
     };
   }
   return { value };
-}
-
-/**
- * The S3 bucket naming rule a name breaks, or null; the same texts as the
- * shim's `check_bucket` (untranslated). Also used for the publishBucket
- * setting.
- */
-export function checkBucket(
-  bucket: string,
-  trans: TranslationBundle = nullTranslator.load(TRANSLATION_DOMAIN)
-): string | null {
-  if (bucket.length < 3 || bucket.length > 63) {
-    return trans.__(
-      'a bucket name has 3 to 63 characters (got %1)',
-      bucket.length
-    );
-  }
-  for (const character of bucket) {
-    if (!BUCKET_CHARACTER.test(character)) {
-      return trans.__(
-        'a bucket name has only lowercase letters a-z, digits, dots and hyphens (found %1)',
-        describeCharacter(character)
-      );
-    }
-  }
-  if (!/^[a-z0-9]/.test(bucket) || !/[a-z0-9]$/.test(bucket)) {
-    return trans.__('a bucket name starts and ends with a letter or digit');
-  }
-  if (bucket.includes('..')) {
-    return trans.__('a bucket name has no two adjacent dots');
-  }
-  if (IPV4_LIKE.test(bucket)) {
-    return trans.__(
-      'a bucket name must not be formatted like an IP address (e.g. 192.168.5.4)'
-    );
-  }
-  const prefix = BUCKET_PREFIXES.find(prefix => bucket.startsWith(prefix));
-  if (prefix) {
-    return trans.__("a bucket name must not start with '%1'", prefix);
-  }
-  const suffix = BUCKET_SUFFIXES.find(suffix => bucket.endsWith(suffix));
-  if (suffix) {
-    return trans.__("a bucket name must not end with '%1'", suffix);
-  }
-  return null;
-}
-
-/**
- * The rule a non-empty object key breaks (without the field prefix), or null.
- */
-export function checkKey(
-  key: string,
-  trans: TranslationBundle = nullTranslator.load(TRANSLATION_DOMAIN)
-): string | null {
-  const bytes = utf8Length(key);
-  if (bytes > MAX_PATH_BYTES) {
-    return trans.__(
-      'a key has 1 to %1 bytes of UTF-8 (got %2)',
-      MAX_PATH_BYTES,
-      bytes
-    );
-  }
-  const characters = checkCharacters(key, 'key', trans);
-  if (characters) {
-    return characters;
-  }
-  if (key.endsWith('/')) {
-    return trans.__(
-      "the key ends with '/', which names a folder, not an object"
-    );
-  }
-  const baseName = keyBaseName(key);
-  if (baseName === '.' || baseName === '..') {
-    return trans.__("the key's last segment must not be '%1'", baseName);
-  }
-  // A browser resolves '.' and '..' in a request's path (also written as
-  // %2E), so the request would read another object, even of another bucket.
-  if (key.split('/').some(segment => segment === '.' || segment === '..')) {
-    return trans.__(
-      "a key has no '.' or '..' segment: a browser would resolve it and read another object"
-    );
-  }
-  return null;
 }
 
 function checkTargetPath(
   path: string,
   trans: TranslationBundle
 ): string | null {
+  const m = NAME_MESSAGES;
   if (path.startsWith('/')) {
-    return trans.__(
-      "a path is relative to the Jupyter root: remove the leading '/'"
-    );
+    return ruleMessage(trans, m.pathAbsolute);
   }
   if (path.includes('\\')) {
-    return trans.__("a path separates folders with '/', not '\\'");
+    return ruleMessage(trans, m.pathBackslash);
   }
   const characters = checkCharacters(path, 'path', trans);
   if (characters) {
@@ -439,120 +268,32 @@ function checkTargetPath(
   }
   const bytes = utf8Length(path);
   if (bytes > MAX_PATH_BYTES) {
-    return trans.__(
-      'a path has at most %1 bytes of UTF-8 (got %2)',
-      MAX_PATH_BYTES,
-      bytes
-    );
+    return ruleMessage(trans, m.pathBytes, MAX_PATH_BYTES, bytes);
   }
   // A single trailing '/' means "this folder".
   const segments = (path.endsWith('/') ? path.slice(0, -1) : path).split('/');
   for (const segment of segments) {
     if (segment === '') {
-      return trans.__("a path has no empty segment ('//')");
+      return ruleMessage(trans, m.pathEmptySegment);
     }
     if (segment === '..') {
-      return trans.__("a path must not contain '..'");
+      return ruleMessage(trans, m.pathParent);
     }
     if (/^\.+$/.test(segment)) {
-      return trans.__(
-        "a path has no segment made only of dots (found '%1')",
-        segment
-      );
+      return ruleMessage(trans, m.pathDotsOnly, segment);
     }
     if (segment.startsWith('.')) {
-      return trans.__(
-        "'%1' starts with a dot, which Jupyter hides; choose another name",
-        segment
-      );
+      return ruleMessage(trans, m.pathHidden, segment);
     }
     const segmentBytes = utf8Length(segment);
     if (segmentBytes > MAX_NAME_BYTES) {
-      return trans.__(
-        'each name in a path has at most %1 bytes of UTF-8 (got %2)',
+      return ruleMessage(
+        trans,
+        m.pathSegmentBytes,
         MAX_NAME_BYTES,
         segmentBytes
       );
     }
   }
   return null;
-}
-
-function checkVersionId(
-  versionId: string,
-  trans: TranslationBundle
-): string | null {
-  if (versionId.length > MAX_PATH_BYTES) {
-    return trans.__(
-      'a version id has 1 to %1 characters (got %2)',
-      MAX_PATH_BYTES,
-      versionId.length
-    );
-  }
-  if (!VERSION_ID.test(versionId)) {
-    const bad = [...versionId].find(
-      character => !VERSION_ID_CHARACTER.test(character)
-    )!;
-    return trans.__(
-      'a version id has only letters, digits and . _ - + / = (found %1)',
-      describeCharacter(bad)
-    );
-  }
-  return null;
-}
-
-/**
- * The control and bidirectional formatting characters rules, for a key or
- * a path (one sentence each, so that translations need no pieces).
- */
-function checkCharacters(
-  text: string,
-  what: 'key' | 'path',
-  trans: TranslationBundle
-): string | null {
-  const control = CONTROL_CHARACTER.exec(text);
-  if (control) {
-    const found = describeCharacter(control[0]);
-    return what === 'key'
-      ? trans.__('a key has no control characters (found %1)', found)
-      : trans.__('a path has no control characters (found %1)', found);
-  }
-  const bidi = BIDI_CHARACTER.exec(text);
-  if (bidi) {
-    const found = describeCharacter(bidi[0]);
-    return what === 'key'
-      ? trans.__(
-          "a key has no bidirectional formatting characters, which can disguise a file's type (found %1)",
-          found
-        )
-      : trans.__(
-          "a path has no bidirectional formatting characters, which can disguise a file's type (found %1)",
-          found
-        );
-  }
-  return null;
-}
-
-/**
- * A character as a message may show it: quoted when printable, else its
- * code point, so that the message itself cannot be garbled.
- */
-function describeCharacter(character: string): string {
-  const code = character.codePointAt(0)!;
-  if (
-    CONTROL_CHARACTER.test(character) ||
-    BIDI_CHARACTER.test(character) ||
-    character.trim() === ''
-  ) {
-    return `U+${code.toString(16).toUpperCase().padStart(4, '0')}`;
-  }
-  return `'${character}'`;
-}
-
-function wildcardToRegExp(pattern: string): RegExp {
-  const source = pattern
-    .split('*')
-    .map(part => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))
-    .join('.*');
-  return new RegExp(`^${source}$`, 's');
 }

@@ -22,7 +22,7 @@ import type { ICommitter } from './committer';
 import { bytesToBase64, decodeUtf8, type IFileData } from './content';
 import { defaultFolderLocks, type IFolderLocks } from './locks';
 import { candidateNames, joinPath } from './naming';
-import { utf8Length } from './request';
+import { utf8Length } from '../s3/names';
 
 /**
  * What the writer needs of a contents manager; `app.serviceManager.contents`

@@ -16,11 +16,8 @@ import type { ICredentials } from '../s3/credentials';
 import { probeReachable } from '../s3/diagnosis';
 import { policyDenies, PolicyVerdict } from '../s3/policy';
 import type { IObjectStore } from '../s3/types';
-import {
-  checkSettings,
-  displayUrl,
-  type ISettingsProblem
-} from '../settings/checks';
+import { displayUrl } from '../s3/urls';
+import { checkSettings, type ISettingsProblem } from '../settings/checks';
 import type { IBookshelfInfo, IBookshelfSettings, IInfoCheck } from '../tokens';
 
 /**

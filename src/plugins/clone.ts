@@ -11,23 +11,18 @@ import { downloadIcon } from '@jupyterlab/ui-components';
 import type { ICloneContext } from '../actions/clone';
 import { CommandIDs, PALETTE_CATEGORY } from './commands';
 import { TRANSLATION_DOMAIN } from '../package';
+import link from '../rules/link.json';
 import { IBookshelf, PACKAGE_NAME } from '../tokens';
 
 /**
  * The query parameter that marks an in-app clone link.
  */
-const LINK_PARAMETER = 'bookshelf-clone';
+const LINK_PARAMETER = link.deepLinkParameter;
 
 /**
  * The query parameters of a clone link.
  */
-const LINK_PARAMETERS = [
-  LINK_PARAMETER,
-  's3_bucket',
-  's3_key',
-  'target_path',
-  's3_version_id'
-];
+const LINK_PARAMETERS = [LINK_PARAMETER, ...link.fields];
 
 /**
  * Clone from S3: the command, its dialog and the in-app link.

@@ -3,6 +3,7 @@ import {
   JupyterFrontEndPlugin
 } from '@jupyterlab/application';
 import { ICommandPalette, Notification } from '@jupyterlab/apputils';
+import { PageConfig } from '@jupyterlab/coreutils';
 import { ISettingRegistry } from '@jupyterlab/settingregistry';
 import { ITranslator, nullTranslator } from '@jupyterlab/translation';
 
@@ -11,6 +12,7 @@ import { TRANSLATION_DOMAIN, VERSION } from '../package';
 // The service is provided at activation: these load with the plugin. They
 // are small; the model behind the service loads on first use.
 import { BookshelfService } from '../service/service';
+import { readHub, resolveDeploymentSettings } from '../settings/deployment';
 import { parseSettings } from '../settings/parse';
 import { CORE_PLUGIN_ID, IBookshelf } from '../tokens';
 
@@ -32,19 +34,29 @@ export const corePlugin: JupyterFrontEndPlugin<IBookshelf> = {
     palette: ICommandPalette | null
   ): Promise<IBookshelf> => {
     const trans = (translator ?? nullTranslator).load(TRANSLATION_DOMAIN);
+    // Under a JupyterHub, links go through the hub and `{username}` in the
+    // publish prefix is the hub user.
+    const hub = readHub({
+      hubPrefix: PageConfig.getOption('hubPrefix'),
+      hubHost: PageConfig.getOption('hubHost'),
+      hubUser: PageConfig.getOption('hubUser')
+    });
     const service = new BookshelfService(async () =>
       (await import('../service/backend')).createModel({
         contents: app.serviceManager.contents,
         serverSettings: app.serviceManager.serverSettings,
         version: VERSION,
-        trans
+        trans,
+        hub
       })
     );
 
     try {
       const settings = await settingRegistry.load(CORE_PLUGIN_ID);
       const update = () =>
-        service.updateSettings(parseSettings(settings.composite));
+        service.updateSettings(
+          resolveDeploymentSettings(parseSettings(settings.composite), hub)
+        );
       update();
       settings.changed.connect(update);
     } catch (reason) {

@@ -8,20 +8,20 @@ import {
   type TranslationBundle
 } from '@jupyterlab/translation';
 
-import {
-  checkBucket,
-  checkFileName,
-  checkKey,
-  cloneLinkQuery,
-  keyBaseName
-} from '../clone/request';
+import { checkFileName, cloneLinkQuery } from '../clone/request';
 import { TRANSLATION_DOMAIN } from '../package';
+import link from '../rules/link.json';
+import publish from '../rules/publish.json';
+import { ruleMessage } from '../rules/translate';
+import { checkBucket, checkKey, keyBaseName } from '../s3/names';
 import type { ICloneRequest } from '../tokens';
 
 /**
  * The extension every published object key ends with.
  */
-export const NOTEBOOK_EXTENSION = '.ipynb';
+export const NOTEBOOK_EXTENSION = publish.notebookExtension;
+
+const MESSAGES = publish.messages;
 
 /**
  * The object key of a notebook published from `path`: `<prefix><path>`.
@@ -45,17 +45,12 @@ export function checkPublishBucket(
   trans: TranslationBundle = nullTranslator.load(TRANSLATION_DOMAIN)
 ): string | null {
   if (!bucket) {
-    return trans.__(
-      "No publish bucket is set: set 'Publish bucket' in the Bookshelf settings."
-    );
+    return ruleMessage(trans, MESSAGES.noBucket);
   }
   // The clone rules for a bucket name.
   const rule = checkBucket(bucket, trans);
   if (rule) {
-    return trans.__(
-      "The publish bucket is not a valid bucket name (%1): correct 'Publish bucket' in the Bookshelf settings.",
-      rule
-    );
+    return ruleMessage(trans, MESSAGES.badBucket, rule);
   }
   return null;
 }
@@ -77,39 +72,25 @@ export function checkPublishDestination(
     return bucketProblem;
   }
   if (!key) {
-    return trans.__(
-      'The publish destination is empty: choose a path for the notebook.'
-    );
+    return ruleMessage(trans, MESSAGES.emptyDestination);
   }
   const dotSegment = key
     .split('/')
     .find(segment => segment === '.' || segment === '..');
   if (dotSegment !== undefined) {
-    return trans.__(
-      "The publish destination has a '%1' segment, which would address another object: choose a path without it.",
-      dotSegment
-    );
+    return ruleMessage(trans, MESSAGES.dotSegment, dotSegment);
   }
   const keyProblem = checkKey(key, trans);
   if (keyProblem) {
-    return trans.__(
-      'The publish destination is not a valid object key (%1): choose another path.',
-      keyProblem
-    );
+    return ruleMessage(trans, MESSAGES.badKey, keyProblem);
   }
   if (!key.endsWith(NOTEBOOK_EXTENSION)) {
-    return trans.__(
-      "Only notebooks are published, so the destination must end in '%1': choose another path.",
-      NOTEBOOK_EXTENSION
-    );
+    return ruleMessage(trans, MESSAGES.notNotebook, NOTEBOOK_EXTENSION);
   }
   // The name a clone of the published notebook gets.
   const nameProblem = checkFileName(keyBaseName(key), 'target_path', trans);
   if (nameProblem) {
-    return trans.__(
-      'The published notebook could not be cloned under its name (%1).',
-      nameProblem
-    );
+    return ruleMessage(trans, MESSAGES.badCloneName, nameProblem);
   }
   return null;
 }
@@ -143,5 +124,5 @@ export function cloneUrl(
     s3_key: request.s3_key,
     s3_version_id: request.s3_version_id
   });
-  return `${origin}${base}bookshelf/clone?${query}`;
+  return `${origin}${base}${link.landingPath}?${query}`;
 }

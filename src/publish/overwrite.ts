@@ -9,7 +9,11 @@ import {
 } from '@jupyterlab/translation';
 
 import { TRANSLATION_DOMAIN } from '../package';
+import publish from '../rules/publish.json';
+import { ruleMessage } from '../rules/translate';
 import type { OverwritePolicy } from '../tokens';
+
+const MESSAGES = publish.messages;
 
 /**
  * The condition a put is sent with: create only (`If-None-Match: *`),
@@ -81,13 +85,8 @@ export function decideOverwrite(
       code: 'Conflict',
       reason: 'policy-never',
       message: where
-        ? trans.__(
-            "%1 exists and the overwrite policy is 'never': nothing was published; choose another path.",
-            where
-          )
-        : trans.__(
-            "The published object exists and the overwrite policy is 'never': nothing was published; choose another path."
-          )
+        ? ruleMessage(trans, MESSAGES.policyNever, where)
+        : ruleMessage(trans, MESSAGES.policyNeverNowhere)
     };
   }
   if (policy === 'always') {
@@ -102,8 +101,8 @@ export function decideOverwrite(
       code: 'Conflict',
       reason: 'needs-confirmation',
       message: where
-        ? trans.__('%1 exists; confirm to replace it.', where)
-        : trans.__('The published object exists; confirm to replace it.')
+        ? ruleMessage(trans, MESSAGES.needsConfirmation, where)
+        : ruleMessage(trans, MESSAGES.needsConfirmationNowhere)
     };
   }
   const etag = options.ifMatch || existing.etag;

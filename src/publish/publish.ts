@@ -11,6 +11,7 @@ import { checkNotebook } from '../clone/content';
 import { hasResponseStatus } from '../clone/writer';
 import { TRANSLATION_DOMAIN } from '../package';
 import { BookshelfError, throwIfAborted } from '../errors/errors';
+import publishRules from '../rules/publish.json';
 import { etagMd5, sha256Digest } from '../s3/integrity';
 import { Md5, md5, toHex } from '../s3/md5';
 import type { IObjectHead, IObjectStore, IPutObjectResult } from '../s3/types';
@@ -38,7 +39,7 @@ import { decideOverwrite, type PutCondition } from './overwrite';
 /**
  * The media type of a published notebook.
  */
-export const NOTEBOOK_CONTENT_TYPE = 'application/x-ipynb+json';
+export const NOTEBOOK_CONTENT_TYPE = publishRules.contentType;
 
 /**
  * What publishing needs: the S3 service and a contents manager

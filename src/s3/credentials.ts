@@ -5,7 +5,7 @@
  * password, and never quotes what the URL answered.
  */
 import { BookshelfError } from '../errors/errors';
-import { displayUrl } from '../settings/checks';
+import { displayUrl } from './urls';
 import type { IBookshelfSettings } from '../tokens';
 
 /**

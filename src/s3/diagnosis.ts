@@ -3,7 +3,7 @@
  * cause. No SDK import: the SDK's errors are recognised by name and status.
  */
 import { BookshelfError } from '../errors/errors';
-import { displayUrl } from '../settings/checks';
+import { displayUrl } from './urls';
 
 /**
  * What was being accessed, for the message.

@@ -9,7 +9,8 @@ import type { TranslationBundle } from '@jupyterlab/translation';
 import { BookshelfError } from '../errors/errors';
 import { BookshelfModel } from './model';
 import { CredentialsProvider } from '../s3/credentials';
-import { displayUrl } from '../settings/checks';
+import { displayUrl } from '../s3/urls';
+import type { IHub } from '../settings/deployment';
 
 /**
  * What the model is made of.
@@ -19,6 +20,8 @@ export interface IBackendOptions {
   serverSettings: ServerConnection.ISettings;
   version: string;
   trans: TranslationBundle;
+  /** The JupyterHub this server belongs to, or null. */
+  hub?: IHub | null;
 }
 
 /**

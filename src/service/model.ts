@@ -24,6 +24,7 @@ import { diagnoseNetworkFailure, toBookshelfError } from '../s3/diagnosis';
 import { loadObjectStore } from '../s3/loader';
 import type { IObjectStore } from '../s3/types';
 import { checkSettings, DEFAULT_SETTINGS, features } from '../settings/checks';
+import { IHub, linkBase } from '../settings/deployment';
 import {
   IBookshelf,
   IBookshelfInfo,
@@ -85,6 +86,8 @@ export interface IBookshelfModelOptions {
   fetch?: typeof fetch;
   /** This page's origin, for the CORS checks (default: the window's). */
   origin?: string;
+  /** The JupyterHub this server belongs to, or null: the links' form. */
+  hub?: IHub | null;
 }
 
 /**
@@ -299,13 +302,18 @@ export class BookshelfModel implements IBookshelf {
     store.catch(() => undefined); // awaited below
     const { publishNotebook } = await import('../publish/publish');
     const settings = this._settings;
-    const baseUrl = new URL(
+    const serverUrl = new URL(
       this._options.serverSettings.baseUrl,
       window.location.href
     );
+    const links = linkBase(
+      this._options.hub ?? null,
+      serverUrl.origin,
+      serverUrl.pathname
+    );
     try {
       const s3 = await store;
-      return await publishNotebook(
+      const result = await publishNotebook(
         {
           store: s3,
           contents: this._options.contents,
@@ -317,11 +325,12 @@ export class BookshelfModel implements IBookshelf {
         {
           ...options,
           settings,
-          serverOrigin: baseUrl.origin,
-          baseUrl: baseUrl.pathname,
+          serverOrigin: links.origin,
+          baseUrl: links.baseUrl,
           trans: this._trans
         }
       );
+      return { ...result, link_form: links.form };
     } catch (error) {
       throw await this.explain(error, { bucket: settings.publishBucket });
     }

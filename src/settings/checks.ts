@@ -4,8 +4,12 @@
  */
 import { nullTranslator, TranslationBundle } from '@jupyterlab/translation';
 
-import { checkBucket } from '../clone/request';
+import featureRules from '../rules/features.json';
+import { ruleMessage } from '../rules/translate';
+import { checkBucket } from '../s3/names';
+import { displayEndpointUrl, displayUrl, hasUserInfo } from '../s3/urls';
 import { TRANSLATION_DOMAIN } from '../package';
+import { USERNAME_PLACEHOLDER } from './deployment';
 import { IBookshelfSettings } from '../tokens';
 
 // Parsing loads with the plugins; the checks below load on first use.
@@ -18,57 +22,6 @@ export { DEFAULT_SETTINGS, parseSettings } from './parse';
 export interface ISettingsProblem {
   setting: string;
   message: string;
-}
-
-const SCHEME = /^([a-zA-Z][a-zA-Z0-9+.-]*):\/\/([^/?#]*)([^?#]*)/;
-
-/**
- * An http(s) URL as it may be shown: without user name, password, query or
- * fragment (which may hold secrets), without trailing slashes; null when it
- * is not an http or https URL with a host. Follows the server shim's
- * `_endpoint_url` (jupyterlab_bookshelf/settings.py), so that both report
- * the same endpoint.
- */
-export function displayEndpointUrl(value: string): string | null {
-  const match = SCHEME.exec(value);
-  if (!match) {
-    return null;
-  }
-  const scheme = match[1].toLowerCase();
-  if (scheme !== 'http' && scheme !== 'https') {
-    return null;
-  }
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    return null;
-  }
-  if (!url.hostname) {
-    return null;
-  }
-  const hostPort = match[2].slice(match[2].lastIndexOf('@') + 1);
-  const port = /^(?:\[[^\]]*\]|[^:]*)(?::(\d+))?$/.exec(hostPort)?.[1];
-  const host = url.hostname.toLowerCase();
-  const shown = `${scheme}://${host}${port ? `:${Number(port)}` : ''}${match[3]}`;
-  return shown.replace(/\/+$/, '');
-}
-
-/**
- * Whether a URL carries a user name or password.
- */
-function hasUserInfo(value: string): boolean {
-  const match = SCHEME.exec(value);
-  return !!match && match[2].includes('@');
-}
-
-/**
- * A URL or path as it may be shown in a message: user name, password, query
- * and fragment left out.
- */
-export function displayUrl(value: string): string {
-  const withoutQuery = value.replace(/[?#].*$/s, '');
-  return withoutQuery.replace(/^([a-zA-Z][a-zA-Z0-9+.-]*:\/\/)[^/@]*@/, '$1');
 }
 
 /**
@@ -137,6 +90,17 @@ export function checkSettings(
         });
       }
     }
+    // Resolved under a JupyterHub (./deployment.ts); elsewhere nobody is
+    // the user it would name.
+    if (settings.publishPrefix.includes(USERNAME_PLACEHOLDER)) {
+      problems.push({
+        setting: 'publishPrefix',
+        message: trans.__(
+          'The publish prefix contains %1, which only a JupyterHub server can fill in; this server is not part of a hub.',
+          USERNAME_PLACEHOLDER
+        )
+      });
+    }
   }
   return problems;
 }
@@ -167,6 +131,21 @@ export function publicSettings(settings: IBookshelfSettings): {
   };
 }
 
+const PROBLEMS = featureRules.problems;
+
+/**
+ * A problem text of the API (`settings_problem`), shared with the server
+ * extension: English, never translated (the null bundle only fills its
+ * placeholders).
+ */
+function api(template: string, ...args: string[]): string {
+  return ruleMessage(
+    nullTranslator.load(TRANSLATION_DOMAIN),
+    template,
+    ...args
+  );
+}
+
 /**
  * The features of the configuration, as the server shim's
  * `GET /api/bookshelf` reports them (`features()` in
@@ -180,35 +159,35 @@ export function features(settings: IBookshelfSettings): {
 } {
   const clone: string[] = [];
   if (!settings.region) {
-    clone.push('region is empty');
+    clone.push(api(PROBLEMS.regionEmpty));
   }
   if (settings.endpointUrl) {
     if (displayEndpointUrl(settings.endpointUrl) === null) {
-      clone.push('endpointUrl must be empty or an http:// or https:// URL');
+      clone.push(api(PROBLEMS.endpointNotHttp));
     } else if (hasUserInfo(settings.endpointUrl)) {
-      clone.push('endpointUrl must not contain a user name or password');
+      clone.push(api(PROBLEMS.endpointUserInfo));
     }
   }
   const credentials = settings.credentials;
   if (credentials.mode === 'settings') {
     for (const name of ['accessKeyId', 'secretAccessKey'] as const) {
       if (!credentials[name]) {
-        clone.push(
-          `credentials.mode is 'settings' but credentials.${name} is empty`
-        );
+        clone.push(api(PROBLEMS.settingsKeyEmpty, name));
       }
     }
   } else if (credentials.mode === 'endpoint' && !credentials.endpoint) {
-    clone.push(
-      "credentials.mode is 'endpoint' but credentials.endpoint is empty"
-    );
+    clone.push(api(PROBLEMS.endpointEmpty));
   }
   const publish: string[] = [];
   const rule = settings.publishBucket
     ? checkBucket(settings.publishBucket)
     : null;
   if (rule) {
-    publish.push(`publishBucket: ${rule}`);
+    publish.push(api(PROBLEMS.publishBucket, rule));
+  }
+  // Filled in under a JupyterHub (./deployment.ts) before it gets here.
+  if (settings.publishPrefix.includes(USERNAME_PLACEHOLDER)) {
+    publish.push(api(PROBLEMS.publishPrefixUser, USERNAME_PLACEHOLDER));
   }
   return {
     clone_valid: clone.length === 0,

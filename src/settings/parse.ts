@@ -1,43 +1,29 @@
 /**
  * Parsing of the Bookshelf settings (schema/core.json): the part the
  * plugins need at start-up, kept apart from the checks in `./checks.ts`.
+ * The defaults and choices are data shared with the server extension
+ * (`src/rules/settings.json`).
  */
+import settingsRules from '../rules/settings.json';
 import type {
   CredentialsMode,
   IBookshelfSettings,
   OverwritePolicy
 } from '../tokens';
 
-const CREDENTIALS_MODES: CredentialsMode[] = [
-  'anonymous',
-  'session',
-  'settings',
-  'endpoint'
-];
-const OVERWRITE_POLICIES: OverwritePolicy[] = ['confirm', 'always', 'never'];
+const CREDENTIALS_MODES = settingsRules.choices[
+  'credentials.mode'
+] as CredentialsMode[];
+const OVERWRITE_POLICIES = settingsRules.choices[
+  'overwritePolicy'
+] as OverwritePolicy[];
 
 /**
- * The defaults, as in the schema.
+ * The defaults (`src/rules/settings.json`: the settings' defaults and
+ * choices, which the server extension applies too; settings.spec.ts and
+ * test_settings_rules.py check that schema/core.json says the same).
  */
-export const DEFAULT_SETTINGS: IBookshelfSettings = {
-  endpointUrl: '',
-  region: 'us-east-1',
-  forcePathStyle: false,
-  credentials: {
-    mode: 'session',
-    accessKeyId: '',
-    secretAccessKey: '',
-    sessionToken: '',
-    endpoint: ''
-  },
-  publishBucket: '',
-  publishPrefix: '',
-  overwritePolicy: 'confirm',
-  allowedBuckets: [],
-  openAfterClone: true,
-  openAfterCloneMaxMB: 25,
-  maxObjectSizeMB: 200
-};
+export const DEFAULT_SETTINGS = settingsRules.defaults as IBookshelfSettings;
 
 function asString(value: unknown, fallback: string): string {
   return typeof value === 'string' ? value.trim() : fallback;

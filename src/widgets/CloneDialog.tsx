@@ -4,12 +4,8 @@ import * as React from 'react';
 
 import '../../style/widgets.css';
 
-import {
-  isBucketAllowed,
-  keyBaseName,
-  parseS3Url,
-  validateCloneRequest
-} from '../clone/request';
+import { validateCloneRequest } from '../clone/request';
+import { isBucketAllowed, keyBaseName, parseS3Url } from '../s3/names';
 import type { ICloneRequest } from '../tokens';
 
 /**

@@ -23,6 +23,13 @@ export interface IFixtureInfo {
   version_ids: { [name: string]: string | string[] };
   root_dir: string;
   lab_port: number;
+  /** The JupyterHub of scripts/hub_fixture.py: its URL, users and their homes. */
+  hub: {
+    url: string;
+    users: string[];
+    password: string;
+    homes: { [user: string]: string };
+  } | null;
 }
 
 export function fixture(): IFixtureInfo {

@@ -6,9 +6,9 @@ import * as fs from 'fs';
 import * as path from 'path';
 
 /**
- * The `cases` of a shared case file.
+ * The `cases` (or another list, `section`) of a shared case file.
  */
-export function sharedCases<T>(file: string): T[] {
+export function sharedCases<T>(file: string, section = 'cases'): T[] {
   const text = fs.readFileSync(
     path.join(
       __dirname,
@@ -21,5 +21,5 @@ export function sharedCases<T>(file: string): T[] {
     ),
     'utf8'
   );
-  return (JSON.parse(text) as { cases: T[] }).cases;
+  return (JSON.parse(text) as { [section: string]: T[] })[section];
 }

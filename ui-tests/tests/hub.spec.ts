@@ -1,0 +1,262 @@
+/**
+ * Sharing between the users of a real JupyterHub (scripts/hub_fixture.py:
+ * JupyterHub, configurable-http-proxy, the dummy authenticator, one local
+ * server per user, the same S3 server as the other tests). Each user is a
+ * browser of their own; every result is checked on the users' disks and on
+ * S3, not only on the page.
+ */
+import { expect, test } from '@jupyterlab/galata';
+import type { Browser, Page } from '@playwright/test';
+import * as fs from 'fs';
+import * as path from 'path';
+
+import { fixture, getObject, notebookText } from './helpers';
+
+function hub() {
+  const info = fixture().hub;
+  if (!info) {
+    throw new Error('scripts/serve.py started no JupyterHub (--hub-port)');
+  }
+  return info;
+}
+
+/**
+ * Log a user in, in a browser of their own, and wait for their Lab.
+ */
+async function logIn(browser: Browser, user: string): Promise<Page> {
+  const context = await browser.newContext();
+  await context.grantPermissions(['clipboard-read', 'clipboard-write']);
+  const page = await context.newPage();
+  await page.goto(`${hub().url}/hub/login`);
+  await page.locator('#username_input').fill(user);
+  await page.locator('#password_input').fill(hub().password);
+  await page.locator('#login_submit').click();
+  // The hub spawns the user's server on first login.
+  await page.waitForURL(new RegExp(`/user/${user}/lab`), { timeout: 90000 });
+  await page.locator('#jp-main-dock-panel').waitFor({ timeout: 60000 });
+  return page;
+}
+
+/**
+ * The path of a file in the user's home, once it exists (the clone ends
+ * after the dialog closes).
+ */
+async function fileOnDisk(user: string, relative: string): Promise<string> {
+  const file = path.join(hub().homes[user], relative);
+  await expect.poll(() => fs.existsSync(file), { timeout: 30000 }).toBe(true);
+  return file;
+}
+
+/**
+ * Open a link as a person would, and clone from the dialog it opens.
+ */
+async function cloneFromLink(page: Page, link: string): Promise<void> {
+  await page.goto(link);
+  const dialog = page.locator('.jp-Dialog', { hasText: 'Clone from S3' });
+  await expect(dialog).toBeVisible({ timeout: 60000 });
+  await dialog.getByRole('button', { name: 'Clone', exact: true }).click();
+  await expect(dialog).toBeHidden();
+}
+
+/**
+ * Publish a notebook of the user's tree from the publish dialog, and wait
+ * for the notification of the result (returned).
+ */
+async function publish(page: Page, name: string, user: string) {
+  // Not awaited in the page: the command ends when the publish does.
+  await page.evaluate(p => {
+    void (window as any).jupyterapp.commands.execute('bookshelf:publish', {
+      path: p
+    });
+  }, name);
+  const dialog = page.locator('.jp-Dialog', { hasText: 'Publish Notebook' });
+  // The destination shows the user's own prefix, {username} filled in.
+  await expect(dialog).toContainText(`s3://published/users/${user}/`);
+  await expect(dialog.locator('input[name="destination"]')).toHaveValue(name);
+  await dialog.getByRole('button', { name: 'Publish' }).click();
+  const toast = page.locator('.Toastify__toast', {
+    hasText: 'Published version'
+  });
+  await expect(toast).toBeVisible({ timeout: 60000 });
+  return toast;
+}
+
+test.describe('on a JupyterHub', () => {
+  // Two users' servers on a two-core machine start slowly.
+  test.setTimeout(240000);
+
+  test("a user-redirect link clones into the opener's own tree", async ({
+    browser
+  }) => {
+    const folder = `redirect-${Date.now()}`;
+    const bob = await logIn(browser, 'bob');
+    await cloneFromLink(
+      bob,
+      `${hub().url}/hub/user-redirect/bookshelf/clone?s3_bucket=examples` +
+        `&s3_key=${encodeURIComponent('reports/2026/q3.ipynb')}` +
+        `&target_path=${encodeURIComponent(folder + '/')}`
+    );
+    const file = await fileOnDisk('bob', `${folder}/q3.ipynb`);
+    const stored = await getObject('examples', 'reports/2026/q3.ipynb');
+    expect(fs.readFileSync(file)).toEqual(stored!.body);
+    // Nothing in the other user's tree.
+    expect(fs.existsSync(path.join(hub().homes.ana, folder))).toBe(false);
+    await bob.context().close();
+  });
+
+  test("Ana publishes below her own prefix, and Bob clones Ana's version from the link she copied", async ({
+    browser
+  }) => {
+    const name = `shared-${Date.now()}.ipynb`;
+    const text = notebookText([
+      {
+        cell_type: 'markdown',
+        metadata: {},
+        source: ['# Ana’s shared report']
+      }
+    ]);
+    fs.mkdirSync(hub().homes.ana, { recursive: true });
+    fs.writeFileSync(path.join(hub().homes.ana, name), text);
+
+    const ana = await logIn(browser, 'ana');
+    const toast = await publish(ana, name, 'ana');
+    const stored = await getObject('published', `users/ana/${name}`);
+    expect(stored!.body.toString('utf8')).toBe(text);
+
+    // The link's form is said next to it: a hub link.
+    await toast.getByRole('button', { name: 'Copy Hub Link' }).click();
+    await expect(
+      toast.getByRole('button', { name: 'Hub Link Copied' })
+    ).toBeVisible();
+    const link = await ana.evaluate(() => navigator.clipboard.readText());
+    expect(link).toBe(
+      `${hub().url}/hub/user-redirect/bookshelf/clone?s3_bucket=published` +
+        `&s3_key=${encodeURIComponent(`users/ana/${name}`)}` +
+        `&s3_version_id=${encodeURIComponent(stored!.versionId!)}`
+    );
+    expect(link).not.toContain('/user/ana/');
+
+    const bob = await logIn(browser, 'bob');
+    await cloneFromLink(bob, link);
+    const file = await fileOnDisk('bob', name);
+    expect(fs.readFileSync(file, 'utf8')).toBe(text);
+    await ana.context().close();
+    await bob.context().close();
+  });
+
+  test("a link to a missing object reads well in the opener's server", async ({
+    browser
+  }) => {
+    const bob = await logIn(browser, 'bob');
+    const key = `missing/${Date.now()}.ipynb`;
+    await cloneFromLink(
+      bob,
+      `${hub().url}/hub/user-redirect/bookshelf/clone?s3_bucket=examples` +
+        `&s3_key=${encodeURIComponent(key)}`
+    );
+    // The error names the object and what to check, in Bob's own Lab.
+    const error = bob.locator('.Toastify__toast', {
+      hasText: `There is no object s3://examples/${key}`
+    });
+    await expect(error).toBeVisible({ timeout: 30000 });
+    await expect(error).toContainText('Check the key');
+    expect(fs.existsSync(path.join(hub().homes.bob, path.basename(key)))).toBe(
+      false
+    );
+    await bob.context().close();
+  });
+
+  test('after logging out and in again, a link still clones', async ({
+    browser
+  }) => {
+    const ana = await logIn(browser, 'ana');
+    await ana.goto(`${hub().url}/hub/logout`);
+    await ana.waitForURL(/\/hub\/login/);
+    await ana.locator('#username_input').fill('ana');
+    await ana.locator('#password_input').fill(hub().password);
+    await ana.locator('#login_submit').click();
+    await ana.waitForURL(/\/user\/ana\/lab/, { timeout: 90000 });
+    const folder = `again-${Date.now()}`;
+    await cloneFromLink(
+      ana,
+      `${hub().url}/hub/user-redirect/bookshelf/clone?s3_bucket=examples` +
+        `&s3_key=${encodeURIComponent('reports/2026/q3.ipynb')}` +
+        `&target_path=${encodeURIComponent(folder + '/')}`
+    );
+    await fileOnDisk('ana', `${folder}/q3.ipynb`);
+    await ana.context().close();
+  });
+
+  test('with the credentials the hub hands out, Bob publishes below his own prefix, and no key shows', async ({
+    browser
+  }) => {
+    // Bob's own settings: the endpoint mode, asking his server, which asks
+    // the hub's credentials service with his hub token.
+    const settingsFile = path.join(
+      hub().homes.bob,
+      '.jupyter/lab/user-settings/jupyterlab-bookshelf/core.jupyterlab-settings'
+    );
+    fs.mkdirSync(path.dirname(settingsFile), { recursive: true });
+    fs.writeFileSync(
+      settingsFile,
+      JSON.stringify({
+        credentials: {
+          mode: 'endpoint',
+          endpoint: 'api/bookshelf/credentials',
+          accessKeyId: '',
+          secretAccessKey: '',
+          sessionToken: ''
+        }
+      })
+    );
+    try {
+      const name = `hub-keys-${Date.now()}.ipynb`;
+      const text = notebookText();
+      fs.writeFileSync(path.join(hub().homes.bob, name), text);
+      const bob = await logIn(browser, 'bob');
+      const urls: string[] = [];
+      bob.on('request', request => urls.push(request.url()));
+      const answer = await bob.evaluate(async () => {
+        // As Lab's ServerConnection asks: with the XSRF token, which the
+        // hub requires of cookie-authenticated API requests.
+        const xsrf = document.cookie.match(/(?:^|; )_xsrf=([^;]*)/)?.[1] ?? '';
+        const response = await fetch('api/bookshelf/credentials', {
+          cache: 'no-store',
+          headers: { 'X-XSRFToken': decodeURIComponent(xsrf) }
+        });
+        return { status: response.status, body: await response.json() };
+      });
+      // Temporary keys of STS, with their expiry.
+      expect(answer.status).toBe(200);
+      expect(answer.body.AccessKeyId).toMatch(/^ASIA/);
+      expect(answer.body.SessionToken).toBeTruthy();
+      expect(Date.parse(answer.body.Expiration)).toBeGreaterThan(Date.now());
+
+      await publish(bob, name, 'bob');
+      const stored = await getObject('published', `users/bob/${name}`);
+      expect(stored!.body.toString('utf8')).toBe(text);
+
+      // No key in a URL, in the page's storage or in the hub's log.
+      const storage = await bob.evaluate(() =>
+        JSON.stringify({ ...localStorage, ...sessionStorage })
+      );
+      for (const secret of [
+        answer.body.AccessKeyId,
+        answer.body.SecretAccessKey,
+        answer.body.SessionToken
+      ]) {
+        expect(urls.some(url => url.includes(secret))).toBe(false);
+        expect(storage).not.toContain(secret);
+        expect(
+          fs.readFileSync(
+            path.join(hub().homes.bob, '..', '..', 'hub.log'),
+            'utf8'
+          )
+        ).not.toContain(secret);
+      }
+      await bob.context().close();
+    } finally {
+      fs.rmSync(settingsFile);
+    }
+  });
+});
