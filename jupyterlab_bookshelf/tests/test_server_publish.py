@@ -351,3 +351,22 @@ def test_a_check_that_fails_during_the_upload_stores_nothing(
     )
     assert slow_check["read_before_verdict"] >= len(data) // 2
     assert objects(moto_client, "published", f"notebooks/{unique}late.ipynb") == []
+
+
+def test_under_a_hub_the_prefix_names_the_user_and_the_link_goes_through_the_hub(
+    api, write_settings, moto_client, unique, saved, monkeypatch
+):
+    monkeypatch.setenv("JUPYTERHUB_USER", "ana")
+    monkeypatch.setenv("JUPYTERHUB_BASE_URL", "/")
+    monkeypatch.setenv("JUPYTERHUB_HOST", "https://hub.example.org")
+    write_settings(publishPrefix="users/{username}/")
+    data = saved(unique + "hub.ipynb")
+    response = publish(api, unique + "hub.ipynb")
+    assert response.code == 201, response.body
+    result = reply(response)
+    assert result["s3_path"] == f"s3://published/users/ana/{unique}hub.ipynb"
+    assert result["clone_url"].startswith(
+        "https://hub.example.org/hub/user-redirect/bookshelf/clone?s3_bucket=published&s3_key="
+        "users%2Fana%2F"
+    )
+    assert read(moto_client, f"users/ana/{unique}hub.ipynb") == data
