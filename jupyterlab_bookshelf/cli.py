@@ -90,17 +90,35 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _with_progress(what: str, quiet: bool, action: Callable[[], Any]) -> Any:
-    """Run ``action``; on a terminal, say every second that the transfer still runs (the
-    server moves the bytes; the command waits for its answer)."""
-    if quiet or not sys.stderr.isatty():
+def _interactive() -> bool:
+    """Whether a person watches stderr (progress is shown only then)."""
+    return sys.stderr.isatty()
+
+
+def _with_progress(
+    what: str,
+    quiet: bool,
+    action: Callable[[], Any],
+    received: Callable[[], int | None] | None = None,
+) -> Any:
+    """Run ``action``; on a terminal, say every second that the transfer still runs and, where
+    ``received`` tells it, how many bytes have arrived (the server moves the bytes; the
+    command waits for its answer)."""
+    if quiet or not _interactive():
         return action()
     done = threading.Event()
     start = time.monotonic()
 
     def tick() -> None:
         while not done.wait(PROGRESS_AFTER):
-            sys.stderr.write(f"\r{what} … {time.monotonic() - start:.0f} s")
+            line = f"{what} … {time.monotonic() - start:.0f} s"
+            try:
+                size = received() if received else None
+            except BookshelfClientError:
+                size = None  # progress is a nicety: the transfer's own answer counts
+            if size:
+                line += f", {size / (1024 * 1024):.1f} MB received"
+            sys.stderr.write(f"\r{line}\033[K")
             sys.stderr.flush()
 
     thread = threading.Thread(target=tick, daemon=True)
@@ -122,6 +140,7 @@ def run(args: argparse.Namespace) -> tuple[Any, str]:
             f"Cloning {args.source}",
             args.quiet,
             lambda: client.clone(args.source, to=args.to, version=args.version),
+            lambda: client.clone_received(args.source, to=args.to),
         )
         return model, f"Cloned {args.source} to {model['path']}"
     if args.command == "publish":

@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import re
 import subprocess
 import sys
 import time
@@ -23,6 +24,7 @@ from .s3_servers import (  # noqa: F401  (fixtures)
     admin_settings,
     api,
     aws_env,
+    fault_proxy,
     jp_server_config,
     lab_dirs,
     moto,
@@ -33,7 +35,7 @@ from .s3_servers import (  # noqa: F401  (fixtures)
     unique,
     write_settings,
 )
-from .test_server_clone import notebook_bytes
+from .test_server_clone import faults, notebook_bytes  # noqa: F401  (faults: a fixture)
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -353,3 +355,21 @@ def test_cli_options_also_after_the_command(server, in_thread, capsys, jp_root_d
     assert code == 0, err
     assert json.loads(out)["path"] == "readme.txt"
     assert (jp_root_dir / "readme.txt").is_file()
+
+
+def test_cli_shows_the_bytes_received_on_a_terminal(
+    jupyter_bookshelf, faults, moto_client, unique, monkeypatch, jp_root_dir
+):
+    """A slow clone (S3 throttled to 1 MB/s by the fault proxy) says how far it is."""
+    data = os.urandom(3 * 1024 * 1024)
+    moto_client.put_object(Bucket="examples", Key=unique + "big.bin", Body=data)
+    faults.add({"method": "GET", "path": f"/examples/{unique}big.bin", "times": 1,
+                "fault": {"type": "throttle", "bytes_per_second": 1024 * 1024}})  # fmt: skip
+    monkeypatch.setattr(cli, "_interactive", lambda: True)
+    code, out, err = jupyter_bookshelf("clone", f"s3://examples/{unique}big.bin")
+    assert code == 0, err
+    assert out.strip() == f"Cloned s3://examples/{unique}big.bin to big.bin"
+    assert f"Cloning s3://examples/{unique}big.bin … 1 s" in err
+    received = [float(m) for m in re.findall(r", ([0-9.]+) MB received", err)]
+    assert received and 0 < received[0] < 3.0
+    assert (jp_root_dir / "big.bin").read_bytes() == data
