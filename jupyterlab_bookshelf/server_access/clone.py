@@ -14,7 +14,9 @@ from __future__ import annotations
 import hashlib
 import os
 import posixpath
+import queue
 import secrets
+import threading
 from dataclasses import dataclass
 from typing import Any
 
@@ -117,6 +119,38 @@ def temporary_name(name: str) -> str:
     return f"{stem}.{secrets.token_hex(8)}{PARTIAL_SUFFIX}"
 
 
+class BackgroundMd5:
+    """An MD5 computed in a thread of its own while the bytes arrive: hashing releases the GIL,
+    so it overlaps the reading and writing instead of adding to them. At most ``QUEUED`` chunks
+    wait for it, so memory stays flat."""
+
+    QUEUED = 8
+
+    def __init__(self) -> None:
+        self._md5 = hashlib.md5(usedforsecurity=False)
+        self._chunks: queue.Queue[bytes | None] = queue.Queue(self.QUEUED)
+        self._thread = threading.Thread(target=self._run, name="bookshelf-md5", daemon=True)
+        self._thread.start()
+        self._closed = False
+
+    def _run(self) -> None:
+        while (chunk := self._chunks.get()) is not None:
+            self._md5.update(chunk)
+
+    def update(self, chunk: bytes) -> None:
+        self._chunks.put(chunk)
+
+    def close(self) -> None:
+        if not self._closed:
+            self._closed = True
+            self._chunks.put(None)
+            self._thread.join()
+
+    def hexdigest(self) -> str:
+        self.close()
+        return self._md5.hexdigest()
+
+
 def download(
     client: Any,
     request: dict[str, str],
@@ -134,6 +168,7 @@ def download(
         params["VersionId"] = version_id
     last: BookshelfError | None = None
     for _ in range(DOWNLOAD_ATTEMPTS):
+        digest: BackgroundMd5 | None = None
         response = client.get_object(**params)
         body = response["Body"]
         try:
@@ -143,7 +178,7 @@ def download(
             check_size(size, limit_mb)
             if etag and not version_id:
                 params["IfMatch"] = etag
-            digest = hashlib.md5(usedforsecurity=False)
+            digest = BackgroundMd5()
             received = 0
             # The first bytes wait until it is known whether they start with a byte order mark.
             pending: bytes | None = b"" if strip_bom else None
@@ -163,6 +198,7 @@ def download(
                     file.write(chunk)
                 if pending:
                     file.write(pending)
+            hexdigest = digest.hexdigest()
             if received != size:
                 last = BookshelfError(
                     "Interrupted",
@@ -175,7 +211,7 @@ def download(
                 response.get("ServerSideEncryption"),
                 response.get("SSECustomerAlgorithm"),
             )
-            if expected is not None and digest.hexdigest() != expected:
+            if expected is not None and hexdigest != expected:
                 last = BookshelfError(
                     "Corrupted",
                     f"The bytes received for {where(bucket, key)} do not match its checksum "
@@ -192,6 +228,8 @@ def download(
             last = mapped
         finally:
             body.close()
+            if digest is not None:
+                digest.close()
     assert last is not None
     raise last
 
