@@ -210,9 +210,22 @@ def main() -> int:
 
     # The tests keep the servers' logs in files, beside the S3 server's.
     log = open(run_dir / "lab.log", "ab") if test else None  # noqa: SIM115
+    lab_command = server_command("jupyterlab", ["LabApp"], args.lab_port)
+    lab_env = env
+    if test:
+        # The test Lab does clones and publishes itself too (server-side mode), with the S3
+        # server's keys in the standard AWS variables; Notebook 7 beside it does not, so the
+        # tests meet both.
+        lab_command.append("--Bookshelf.server_access=True")
+        lab_env = {
+            **env,
+            "AWS_ACCESS_KEY_ID": DEMO_ACCESS_KEY,
+            "AWS_SECRET_ACCESS_KEY": DEMO_SECRET_KEY,
+            "AWS_DEFAULT_REGION": "us-east-1",
+        }
     lab = subprocess.Popen(
-        server_command("jupyterlab", ["LabApp"], args.lab_port),
-        env=env,
+        lab_command,
+        env=lab_env,
         cwd=str(root_dir),
         stdout=log,
         stderr=subprocess.STDOUT if log else None,

@@ -22,6 +22,12 @@ import { keyBaseName } from '../s3/names';
 import type { IBookshelf, ICloneRequest } from '../tokens';
 import { showCloneDialog } from '../widgets/CloneDialog';
 import { notifyError } from '../widgets/errorNotification';
+import {
+  cloneOnServer,
+  isCorsRefusal,
+  serverAccess,
+  serverErrorMessage
+} from './serverSide';
 import { withTransferNotification } from '../widgets/transferNotification';
 
 /**
@@ -70,7 +76,7 @@ export async function runClone(
   context: ICloneContext,
   request: ICloneRequest
 ): Promise<Contents.IModel | null> {
-  const { app, bookshelf, trans, browser } = context;
+  const { app, bookshelf, trans } = context;
   const label = trans.__(
     'Cloning s3://%1/%2',
     request.s3_bucket,
@@ -84,49 +90,7 @@ export async function runClone(
       (signal, onProgress) =>
         bookshelf.clone(request, { signal, onProgress, createFolders: true })
     );
-    if (browser) {
-      // Not awaited: selecting waits for the file browser's next refresh,
-      // which a poll may hold back for seconds; the file is there already.
-      void revealInFileBrowser(browser, model);
-    }
-    const { openAfterClone, openAfterCloneMaxMB } = bookshelf.settings;
-    // Opening a very large notebook keeps the tab busy for long: ask first.
-    const large =
-      typeof model.size === 'number' &&
-      model.size > sizeLimitBytes(openAfterCloneMaxMB);
-    if (openAfterClone && !large) {
-      await app.commands.execute('docmanager:open', { path: model.path });
-    }
-    const cloned = trans.__(
-      'Cloned s3://%1/%2 to %3.',
-      request.s3_bucket,
-      request.s3_key,
-      model.path
-    );
-    Notification.success(
-      openAfterClone && large
-        ? trans.__(
-            '%1 It is %2, so it was not opened by itself: opening it can keep this tab busy for a while.',
-            cloned,
-            formatFileSize(model.size!, 1, 1024)
-          )
-        : cloned,
-      {
-        autoClose: openAfterClone && large ? false : 5000,
-        // Also for Notebook 7, which opens documents in a new browser tab
-        // that a popup blocker may have stopped.
-        actions: [
-          {
-            label: trans.__('Open'),
-            caption: trans.__('Open %1', model.path),
-            callback: () =>
-              void app.commands.execute('docmanager:open', {
-                path: model.path
-              })
-          }
-        ]
-      }
-    );
+    await finishClone(context, request, model);
     return model;
   } catch (error) {
     if (isCancelled(error)) {
@@ -136,9 +100,128 @@ export async function runClone(
       );
       return null;
     }
+    // A bucket whose CORS rules refuse this page: the server, when the
+    // administrator lets it, can clone without them.
+    if (
+      isCorsRefusal(error) &&
+      (await serverAccess(app.serviceManager.serverSettings))
+    ) {
+      notifyError(error, trans, [
+        {
+          label: trans.__('Clone on the Server'),
+          caption: trans.__(
+            "Let the Jupyter server clone s3://%1/%2: it is not bound by the bucket's CORS rules",
+            request.s3_bucket,
+            request.s3_key
+          ),
+          callback: event => {
+            event.preventDefault();
+            void runCloneOnServer(context, request);
+          }
+        }
+      ]);
+      return null;
+    }
     notifyError(error, trans);
     return null;
   }
+}
+
+/**
+ * Clone on the Jupyter server (server-side mode), then as a clone in the
+ * page ends: the file shown, opened and announced.
+ */
+export async function runCloneOnServer(
+  context: ICloneContext,
+  request: ICloneRequest
+): Promise<Contents.IModel | null> {
+  const { app, trans } = context;
+  const id = Notification.emit(
+    trans.__(
+      'Cloning s3://%1/%2 on the Jupyter server',
+      request.s3_bucket,
+      request.s3_key
+    ),
+    'in-progress',
+    { autoClose: false }
+  );
+  try {
+    const model = await cloneOnServer(
+      request,
+      app.serviceManager.serverSettings
+    );
+    Notification.dismiss(id);
+    await finishClone(context, request, model);
+    return model;
+  } catch (error) {
+    Notification.update({
+      id,
+      message: trans.__(
+        'The Jupyter server could not clone s3://%1/%2: %3',
+        request.s3_bucket,
+        request.s3_key,
+        serverErrorMessage(error)
+      ),
+      type: 'error',
+      autoClose: false
+    });
+    return null;
+  }
+}
+
+/**
+ * What follows a clone: the file selected in the file browser, opened
+ * (unless it is large) and announced.
+ */
+async function finishClone(
+  context: ICloneContext,
+  request: ICloneRequest,
+  model: Contents.IModel
+): Promise<void> {
+  const { app, bookshelf, trans, browser } = context;
+  if (browser) {
+    // Not awaited: selecting waits for the file browser's next refresh,
+    // which a poll may hold back for seconds; the file is there already.
+    void revealInFileBrowser(browser, model);
+  }
+  const { openAfterClone, openAfterCloneMaxMB } = bookshelf.settings;
+  // Opening a very large notebook keeps the tab busy for long: ask first.
+  const large =
+    typeof model.size === 'number' &&
+    model.size > sizeLimitBytes(openAfterCloneMaxMB);
+  if (openAfterClone && !large) {
+    await app.commands.execute('docmanager:open', { path: model.path });
+  }
+  const cloned = trans.__(
+    'Cloned s3://%1/%2 to %3.',
+    request.s3_bucket,
+    request.s3_key,
+    model.path
+  );
+  Notification.success(
+    openAfterClone && large
+      ? trans.__(
+          '%1 It is %2, so it was not opened by itself: opening it can keep this tab busy for a while.',
+          cloned,
+          formatFileSize(model.size!, 1, 1024)
+        )
+      : cloned,
+    {
+      autoClose: openAfterClone && large ? false : 5000,
+      // Also for Notebook 7, which opens documents in a new browser tab
+      // that a popup blocker may have stopped.
+      actions: [
+        {
+          label: trans.__('Open'),
+          caption: trans.__('Open %1', model.path),
+          callback: () =>
+            void app.commands.execute('docmanager:open', {
+              path: model.path
+            })
+        }
+      ]
+    }
+  );
 }
 
 /**

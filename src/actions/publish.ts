@@ -15,6 +15,13 @@ import type { TranslationBundle } from '@jupyterlab/translation';
 import { BookshelfError, isCancelled } from '../errors/errors';
 import type { IBookshelf, IPublishResult } from '../tokens';
 import { showPublishDialog } from '../widgets/PublishDialog';
+import {
+  IServerPublishOptions,
+  isCorsRefusal,
+  publishOnServer,
+  serverAccess,
+  serverErrorMessage
+} from './serverSide';
 import { notifyError } from '../widgets/errorNotification';
 import { withTransferNotification } from '../widgets/transferNotification';
 
@@ -225,7 +232,68 @@ export async function executePublish(
       await showNotConfigured(context);
       return null;
     }
+    // A bucket whose CORS rules refuse this page: the server, when the
+    // administrator lets it, can publish without them.
+    if (
+      isCorsRefusal(error) &&
+      (await serverAccess(context.app.serviceManager.serverSettings))
+    ) {
+      notifyError(error, trans, [
+        {
+          label: trans.__('Publish on the Server'),
+          caption: trans.__(
+            "Let the Jupyter server publish %1: it is not bound by the bucket's CORS rules",
+            path
+          ),
+          callback: event => {
+            event.preventDefault();
+            void runPublishOnServer(context, path, choice);
+          }
+        }
+      ]);
+      return null;
+    }
     notifyError(error, trans);
+    return null;
+  }
+}
+
+/**
+ * Publish the saved notebook on the Jupyter server (server-side mode) with
+ * the choices of the dialog, then show the result as a publish in the page
+ * does.
+ */
+export async function runPublishOnServer(
+  context: IPublishContext,
+  path: string,
+  choice: IServerPublishOptions
+): Promise<IPublishResult | null> {
+  const { trans } = context;
+  const id = Notification.emit(
+    trans.__('Publishing %1 on the Jupyter server', path),
+    'in-progress',
+    { autoClose: false }
+  );
+  try {
+    const result = await publishOnServer(
+      path,
+      choice,
+      context.app.serviceManager.serverSettings
+    );
+    Notification.dismiss(id);
+    notifyPublished(trans, result);
+    return result;
+  } catch (error) {
+    Notification.update({
+      id,
+      message: trans.__(
+        'The Jupyter server could not publish %1: %2',
+        path,
+        serverErrorMessage(error)
+      ),
+      type: 'error',
+      autoClose: false
+    });
     return null;
   }
 }

@@ -31,11 +31,12 @@ export function ErrorDetails(props: {
  * Show an error as a notification that stays, with the message and the fix.
  * Lab shortens a notification's text to 140 characters, so a "Show Details"
  * action opens the whole description (and the CORS rule, with a copy
- * button) in a dialog.
+ * button) in a dialog; `actions` offer what can be done instead.
  */
 export function notifyError(
   error: unknown,
-  trans: TranslationBundle
+  trans: TranslationBundle,
+  actions: Notification.IAction[] = []
 ): IErrorDescription {
   const description = describeError(error, trans);
   const showDetails = () => {
@@ -70,7 +71,8 @@ export function notifyError(
             showDetails();
           },
           displayType: 'link'
-        }
+        },
+        ...actions
       ]
     }
   );

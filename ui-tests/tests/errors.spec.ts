@@ -8,12 +8,15 @@
  * policy denies reading and writing objects.
  */
 import type { IJupyterLabPageFixture } from '@jupyterlab/galata';
+import * as fs from 'fs';
+import * as path from 'path';
 
 import {
   bookshelfError,
   closedPort,
   coreSettings,
   fixture,
+  getObject,
   listFolder,
   listKeys,
   notebookText,
@@ -98,6 +101,35 @@ test.describe('a bucket without a CORS rule', () => {
     expect(rule).toEqual([ORIGIN_RULE(baseURL!)]);
     await dialog.getByRole('button', { name: 'Close' }).click();
     expect(await listFolder(page, tmpPath)).toEqual([]);
+  });
+});
+
+test.describe('a bucket without a CORS rule, with server-side mode on', () => {
+  test('the clone is offered on the server, which is not bound by CORS, and saves the object as it is', async ({
+    page,
+    tmpPath
+  }) => {
+    // The test Lab runs with c.Bookshelf.server_access (scripts/serve.py).
+    const toast = await cloneFromDialog(
+      page,
+      'nocors',
+      'intro.ipynb',
+      tmpPath,
+      'does not allow requests from this page'
+    );
+    expect(await listFolder(page, tmpPath)).toEqual([]);
+    await toast.getByRole('button', { name: 'Clone on the Server' }).click();
+    await expect(
+      page.locator('.Toastify__toast', {
+        hasText: `Cloned s3://nocors/intro.ipynb to ${tmpPath}/intro.ipynb`
+      })
+    ).toBeVisible({ timeout: 30000 });
+    // On disk: the object's bytes, under the name the dialog showed.
+    const stored = await getObject('nocors', 'intro.ipynb');
+    expect(
+      fs.readFileSync(path.join(fixture().root_dir, tmpPath, 'intro.ipynb'))
+    ).toEqual(stored!.body);
+    expect(await listFolder(page, tmpPath)).toEqual(['intro.ipynb']);
   });
 });
 
