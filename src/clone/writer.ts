@@ -16,7 +16,7 @@ import {
   type TranslationBundle
 } from '@jupyterlab/translation';
 import { TRANSLATION_DOMAIN } from '../package';
-import { BookshelfError, throwIfAborted } from '../errors/errors';
+import { BookshelfError, cancelled, throwIfAborted } from '../errors/errors';
 import type { ITransferProgress } from '../tokens';
 import type { ICommitter } from './committer';
 import { bytesToBase64, decodeUtf8, type IFileData } from './content';
@@ -158,9 +158,7 @@ export async function writeNewFile(
         await deleteQuietly(contents, temporaryPath);
       }
     }
-    throw signal?.aborted && !renamed
-      ? new BookshelfError('Cancelled', 'The transfer was cancelled.')
-      : error;
+    throw signal?.aborted && !renamed ? cancelled({ cause: error }) : error;
   }
 }
 
@@ -188,34 +186,39 @@ export function asSaveFailed(
     const text = error instanceof Error ? error.message.trim() : '';
     // The server's own words, untranslated, after its status.
     const said = text && text.length <= 300 ? `${status}: ${text}` : status;
-    return new BookshelfError(
-      'SaveFailed',
-      folder
-        ? trans.__(
-            "The Jupyter server could not save the file in the folder '%1' (HTTP %2); nothing was written.",
-            folder,
-            said
-          )
-        : trans.__(
-            'The Jupyter server could not save the file in the root folder (HTTP %1); nothing was written.',
-            said
-          ),
-      { folder, status }
-    );
+    return new BookshelfError({
+      code: 'SaveFailed',
+      detail: {
+        message: folder
+          ? trans.__(
+              "The Jupyter server could not save the file in the folder '%1' (HTTP %2); nothing was written.",
+              folder,
+              said
+            )
+          : trans.__(
+              'The Jupyter server could not save the file in the root folder (HTTP %1); nothing was written.',
+              said
+            ),
+        folder,
+        status
+      }
+    });
   }
   if (error instanceof Error && /network|fetch/i.test(error.message)) {
-    return new BookshelfError(
-      'SaveFailed',
-      folder
-        ? trans.__(
-            "The Jupyter server could not be reached to save the file in the folder '%1'; nothing was written.",
-            folder
-          )
-        : trans.__(
-            'The Jupyter server could not be reached to save the file in the root folder; nothing was written.'
-          ),
-      { folder }
-    );
+    return new BookshelfError({
+      code: 'SaveFailed',
+      detail: {
+        message: folder
+          ? trans.__(
+              "The Jupyter server could not be reached to save the file in the folder '%1'; nothing was written.",
+              folder
+            )
+          : trans.__(
+              'The Jupyter server could not be reached to save the file in the root folder; nothing was written.'
+            ),
+        folder
+      }
+    });
   }
   return error;
 }
@@ -384,8 +387,7 @@ async function saveUnlessAborted(
   throwIfAborted(signal);
   let onAbort = () => undefined as void;
   const aborted = new Promise<never>((_, reject) => {
-    onAbort = () =>
-      reject(new BookshelfError('Cancelled', 'The transfer was cancelled.'));
+    onAbort = () => reject(cancelled());
     signal.addEventListener('abort', onAbort, { once: true });
   });
   try {
@@ -486,24 +488,29 @@ function noFreeName(
   attempts: number,
   trans: TranslationBundle = nullTranslator.load(TRANSLATION_DOMAIN)
 ): BookshelfError {
-  return new BookshelfError(
-    'Conflict',
-    folder
-      ? trans._n(
-          "No free name was found for '%2' in the folder '%3' after %1 attempt; choose another name or folder, or remove some copies.",
-          "No free name was found for '%2' in the folder '%3' after %1 attempts; choose another name or folder, or remove some copies.",
-          attempts,
-          name,
-          folder
-        )
-      : trans._n(
-          "No free name was found for '%2' in the root folder after %1 attempt; choose another name or folder, or remove some copies.",
-          "No free name was found for '%2' in the root folder after %1 attempts; choose another name or folder, or remove some copies.",
-          attempts,
-          name
-        ),
-    { name, folder, attempts }
-  );
+  return new BookshelfError({
+    code: 'Conflict',
+    detail: {
+      reason: 'no-free-name',
+      message: folder
+        ? trans._n(
+            "No free name was found for '%2' in the folder '%3' after %1 attempt; choose another name or folder, or remove some copies.",
+            "No free name was found for '%2' in the folder '%3' after %1 attempts; choose another name or folder, or remove some copies.",
+            attempts,
+            name,
+            folder
+          )
+        : trans._n(
+            "No free name was found for '%2' in the root folder after %1 attempt; choose another name or folder, or remove some copies.",
+            "No free name was found for '%2' in the root folder after %1 attempts; choose another name or folder, or remove some copies.",
+            attempts,
+            name
+          ),
+      name,
+      folder,
+      attempts
+    }
+  });
 }
 
 /**

@@ -10,7 +10,8 @@ import type { TranslationBundle } from '@jupyterlab/translation';
 
 import { BookshelfError } from '../errors/errors';
 import type { IConditionalWrites } from '../publish/conditional';
-import { corsRule, describeError } from '../errors/messages';
+import { describeError } from '../errors/describe';
+import { corsRule } from '../errors/messages';
 import { checkCorsRules, ICorsVerdict } from '../s3/cors';
 import type { ICredentials } from '../s3/credentials';
 import { probeReachable } from '../s3/diagnosis';

@@ -230,10 +230,14 @@ export function conditionsIgnored(
           "Nothing was published to %1: replacing only the version you saw needs the S3 service to honour If-Match, and this service ignores that condition, so it could overwrite a version someone else published meanwhile. Set overwritePolicy to 'always' (knowing that a publish then replaces whatever is there), or use an S3 service that supports conditional writes.",
           where
         );
-  return new BookshelfError('NotConfigured', message, {
-    bucket,
-    key,
-    reason: 'conditional-writes',
-    condition: needed === 'ifMatch' ? 'If-Match' : 'If-None-Match'
+  return new BookshelfError({
+    code: 'NotConfigured',
+    detail: {
+      reason: 'conditional-writes',
+      message,
+      condition: needed === 'ifMatch' ? 'If-Match' : 'If-None-Match',
+      bucket,
+      key
+    }
   });
 }

@@ -11,7 +11,7 @@ import { ISignal, Signal } from '@lumino/signaling';
 import { ByteCollector } from '../transfer/bytes';
 import type { ICloneDependencies } from '../clone/clone';
 import { TRANSLATION_DOMAIN } from '../package';
-import { BookshelfError } from '../errors/errors';
+import { BookshelfError, isBookshelfError } from '../errors/errors';
 import {
   ConditionalWritesMemory,
   type IConditionalWrites,
@@ -172,17 +172,14 @@ export class BookshelfModel implements IBookshelf {
     );
     const mode = settings.credentials.mode;
     if (
-      (failure.code === 'InvalidCredentials' &&
+      (isBookshelfError(failure, 'InvalidCredentials') &&
         failure.detail.reason === 'refused') ||
       failure.code === 'ExpiredCredentials'
     ) {
       // The next try asks again (session) or fetches new ones (endpoint).
       this._options.credentials.invalidate(settings);
     }
-    return new BookshelfError(failure.code, failure.message, {
-      ...failure.detail,
-      mode
-    });
+    return failure.withContext({ mode });
   }
 
   async clone(
@@ -234,11 +231,13 @@ export class BookshelfModel implements IBookshelf {
   private _refuseInvalidSettings(): void {
     const problems = checkSettings(this._settings, false, this._trans);
     if (problems.length) {
-      throw new BookshelfError(
-        'NotConfigured',
-        problems.map(problem => problem.message).join(' '),
-        { reason: 'settings' }
-      );
+      throw new BookshelfError({
+        code: 'NotConfigured',
+        detail: {
+          reason: 'settings',
+          message: problems.map(problem => problem.message).join(' ')
+        }
+      });
     }
   }
 

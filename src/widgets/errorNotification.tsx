@@ -2,7 +2,7 @@ import { Dialog, Notification, showDialog } from '@jupyterlab/apputils';
 import type { TranslationBundle } from '@jupyterlab/translation';
 import * as React from 'react';
 
-import { describeError, IErrorDescription } from '../errors/messages';
+import { describeError, IErrorDescription } from '../errors/describe';
 
 /**
  * The whole description of an error: message, fix and the CORS rule to add.
