@@ -1,3 +1,6 @@
+import { nullTranslator } from '@jupyterlab/translation';
+
+import { describeError } from '../errors/describe';
 import { BookshelfError } from '../errors/errors';
 import {
   diagnoseNetworkFailure,
@@ -20,6 +23,33 @@ function sdkError(name: string, status?: number): Error {
   (error as any).$metadata = { httpStatusCode: status };
   return error;
 }
+
+describe('the SDK error inside', () => {
+  it('is kept as the cause, with the request id S3 gave it', () => {
+    const sdk = sdkError('AccessDenied', 403);
+    (sdk as any).$metadata.requestId = 'R3QU35T';
+    const error = toBookshelfError(sdk, objectContext);
+    expect(error.cause).toBe(sdk);
+    expect(error.requestId).toBe('R3QU35T');
+    const located = error.withContext({ mode: 'session' });
+    expect(located.cause).toBe(error);
+    expect(located.requestId).toBe('R3QU35T');
+    expect(located.detail).toMatchObject({
+      mode: 'session',
+      bucket: 'examples'
+    });
+    const description = describeError(located, nullTranslator.load('x'));
+    expect(description.requestId).toBe('R3QU35T');
+  });
+
+  it('has no request id when S3 gave none', () => {
+    const error = toBookshelfError(sdkError('AccessDenied', 403), {});
+    expect(error.requestId).toBeUndefined();
+    expect(describeError(error, nullTranslator.load('x'))).not.toHaveProperty(
+      'requestId'
+    );
+  });
+});
 
 const objectContext = {
   bucket: 'examples',

@@ -102,6 +102,11 @@ describe('SdkObjectStore.getObject over a failing network', () => {
       total: body.length
     });
     expect(gets(http)).toHaveLength(DOWNLOAD_ATTEMPTS);
+    // The count wraps the last attempt's error, which wraps the stream's.
+    const last = error.cause as BookshelfError;
+    expect(last.code).toBe('Interrupted');
+    expect(last.detail).not.toHaveProperty('attempts');
+    expect((last.cause as BookshelfError).cause).toBeInstanceOf(Error);
   });
 
   it('catches a body cut short behind a matching length by its checksum', async () => {

@@ -23,6 +23,12 @@ export function ErrorDetails(props: {
       {description.rule && (
         <pre className="jp-Bookshelf-error-rule">{description.rule}</pre>
       )}
+      {description.requestId && (
+        <p className="jp-Bookshelf-error-requestId">
+          {trans.__('S3 request id (for the administrator of the S3 service):')}{' '}
+          <code>{description.requestId}</code>
+        </p>
+      )}
     </div>
   );
 }
