@@ -71,10 +71,14 @@ describe('probeConditionalWrites', () => {
       {
         bucket: BUCKET,
         key: expect.stringMatching(
-          new RegExp(`^team/\\${PROBE_KEY_STEM}[0-9a-f]{32}$`)
+          new RegExp(
+            `^team/\\${PROBE_KEY_STEM}[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$`
+          )
         ),
         contentType: 'text/plain',
-        ifMatch: expect.stringMatching(/^"[0-9a-f]{32}"$/),
+        ifMatch: expect.stringMatching(
+          /^"[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}"$/
+        ),
         ifNoneMatch: undefined
       }
     ]);

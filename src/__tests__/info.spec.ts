@@ -189,9 +189,11 @@ describe('IBookshelf.info', () => {
       expect.objectContaining({
         bucket: 'published',
         key: expect.stringMatching(
-          /^\.bookshelf-conditional-write-check-[0-9a-f]{32}$/
+          /^\.bookshelf-conditional-write-check-[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/
         ),
-        ifMatch: expect.stringMatching(/^"[0-9a-f]{32}"$/)
+        ifMatch: expect.stringMatching(
+          /^"[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}"$/
+        )
       })
     ]);
     const probe = store.puts[0].key;

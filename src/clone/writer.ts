@@ -11,6 +11,7 @@
  */
 
 import type { Contents } from '@jupyterlab/services';
+import { Random } from '@lumino/coreutils';
 import {
   nullTranslator,
   type TranslationBundle
@@ -583,12 +584,6 @@ async function deleteQuietly(
 
 function randomHex(byteCount: number): string {
   const bytes = new Uint8Array(byteCount);
-  if (typeof crypto !== 'undefined' && crypto.getRandomValues) {
-    crypto.getRandomValues(bytes);
-  } else {
-    for (let i = 0; i < byteCount; i++) {
-      bytes[i] = Math.floor(Math.random() * 256);
-    }
-  }
+  Random.getRandomValues(bytes);
   return Array.from(bytes, byte => byte.toString(16).padStart(2, '0')).join('');
 }

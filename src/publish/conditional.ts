@@ -6,6 +6,7 @@
  * `confirm` protect nothing. No UI here.
  */
 
+import { UUID } from '@lumino/coreutils';
 import {
   nullTranslator,
   type TranslationBundle
@@ -13,7 +14,6 @@ import {
 
 import { TRANSLATION_DOMAIN } from '../package';
 import { BookshelfError } from '../errors/errors';
-import { toHex } from '../s3/md5';
 import type { IObjectStore } from '../s3/types';
 import type { OverwritePolicy } from '../tokens';
 import type { PutCondition } from './overwrite';
@@ -40,10 +40,6 @@ export const PROBE_KEY_STEM = '.bookshelf-conditional-write-check-';
 
 const PROBE_BODY =
   'Bookshelf checks whether conditional writes are honoured.\n';
-
-function randomToken(): string {
-  return toHex(globalThis.crypto.getRandomValues(new Uint8Array(16)));
-}
 
 /**
  * Whether an error is the refusal a conforming server gives to a condition
@@ -83,7 +79,7 @@ export async function probeConditionalWrites(
   store: IObjectStore,
   bucket: string,
   prefix: string,
-  random: () => string = randomToken
+  random: () => string = UUID.uuid4
 ): Promise<IConditionalWrites> {
   const key = `${prefix}${PROBE_KEY_STEM}${random()}`;
   const options = { contentType: 'text/plain' };
