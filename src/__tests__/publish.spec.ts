@@ -274,7 +274,7 @@ describe('publishNotebook', () => {
       expect(error).toBeInstanceOf(BookshelfError);
       expect(error.code).toBe('PublishNotConfigured');
       expect(error.message).toBe(
-        "No publish bucket is set: set 'Publish bucket' in the Bookshelf settings."
+        'No publish bucket is set.'
       );
       expect(store.calls).toEqual([]);
       expect(contents.calls).toEqual([]);

@@ -349,11 +349,7 @@ export const ERROR_MESSAGES: {
     ),
   PublishNotConfigured: (detail, trans) => ({
     title: trans.__('Publishing is not set up'),
-    message:
-      detail.message ??
-      trans.__(
-        "No publish bucket is set: set 'Publish bucket' in the Bookshelf settings."
-      ),
+    message: detail.message ?? trans.__('No publish bucket is set.'),
     fix: trans.__(
       'Set "Publish bucket" in the Bookshelf settings, or ask an administrator to.'
     )

@@ -8,7 +8,7 @@
  */
 import type { TranslationBundle } from '@jupyterlab/translation';
 
-import { BookshelfError } from '../errors/errors';
+import { BookshelfError, isBookshelfError } from '../errors/errors';
 import type { IConditionalWrites } from '../publish/conditional';
 import { describeError } from '../errors/describe';
 import { corsRule } from '../errors/messages';
@@ -203,11 +203,10 @@ export class LiveChecks {
       });
     } catch (error) {
       if (
-        error instanceof BookshelfError &&
-        ((error.code === 'NotConfigured' &&
+        (isBookshelfError(error, 'NotConfigured') &&
           error.detail.reason === 'session-empty') ||
-          (error.code === 'Cancelled' &&
-            error.detail.reason === 'credentials-cancelled'))
+        (isBookshelfError(error, 'Cancelled') &&
+          error.detail.reason === 'credentials-cancelled')
       ) {
         return this._check(
           'credentials',

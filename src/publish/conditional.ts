@@ -13,7 +13,7 @@ import {
 } from '@jupyterlab/translation';
 
 import { TRANSLATION_DOMAIN } from '../package';
-import { BookshelfError } from '../errors/errors';
+import { BookshelfError, isBookshelfError } from '../errors/errors';
 import type { IObjectStore } from '../s3/types';
 import type { OverwritePolicy } from '../tokens';
 import type { PutCondition } from './overwrite';
@@ -47,10 +47,7 @@ const PROBE_BODY =
  * (and moto) answer to an `If-Match` on a key that does not exist.
  */
 function refusedCondition(error: unknown): boolean {
-  return (
-    error instanceof BookshelfError &&
-    (error.code === 'PreconditionFailed' || error.code === 'NoSuchKey')
-  );
+  return isBookshelfError(error, 'PreconditionFailed', 'NoSuchKey');
 }
 
 /**
