@@ -333,12 +333,12 @@ describe('clone and publish pass the bundle on', () => {
   });
 
   it('a save that fails, and no free name', async () => {
-    expect(
-      (asSaveFailed(responseError(500, 'disk full'), 'work', trans) as Error)
-        .message
-    ).toBe(
+    const response = responseError(500, 'disk full');
+    const saveFailed = asSaveFailed(response, 'work', trans) as BookshelfError;
+    expect(saveFailed.message).toBe(
       "«The Jupyter server could not save the file in the folder 'work' (HTTP 500: disk full); nothing was written.»"
     );
+    expect(saveFailed.cause).toBe(response);
     const contents = new FakeContentsManager();
     contents.addFile('q3.ipynb', NOTEBOOK);
     const error = await rejection(

@@ -182,44 +182,41 @@ export function asSaveFailed(
   if (error instanceof BookshelfError) {
     return error;
   }
+  const failed = (message: string, status?: number) =>
+    new BookshelfError(
+      { code: 'SaveFailed', detail: { message, folder, status } },
+      { cause: error }
+    );
   const status = responseStatus(error);
   if (status !== undefined) {
     const text = error instanceof Error ? error.message.trim() : '';
     // The server's own words, untranslated, after its status.
     const said = text && text.length <= 300 ? `${status}: ${text}` : status;
-    return new BookshelfError({
-      code: 'SaveFailed',
-      detail: {
-        message: folder
-          ? trans.__(
-              "The Jupyter server could not save the file in the folder '%1' (HTTP %2); nothing was written.",
-              folder,
-              said
-            )
-          : trans.__(
-              'The Jupyter server could not save the file in the root folder (HTTP %1); nothing was written.',
-              said
-            ),
-        folder,
-        status
-      }
-    });
+    return failed(
+      folder
+        ? trans.__(
+            "The Jupyter server could not save the file in the folder '%1' (HTTP %2); nothing was written.",
+            folder,
+            said
+          )
+        : trans.__(
+            'The Jupyter server could not save the file in the root folder (HTTP %1); nothing was written.',
+            said
+          ),
+      status
+    );
   }
   if (error instanceof Error && /network|fetch/i.test(error.message)) {
-    return new BookshelfError({
-      code: 'SaveFailed',
-      detail: {
-        message: folder
-          ? trans.__(
-              "The Jupyter server could not be reached to save the file in the folder '%1'; nothing was written.",
-              folder
-            )
-          : trans.__(
-              'The Jupyter server could not be reached to save the file in the root folder; nothing was written.'
-            ),
-        folder
-      }
-    });
+    return failed(
+      folder
+        ? trans.__(
+            "The Jupyter server could not be reached to save the file in the folder '%1'; nothing was written.",
+            folder
+          )
+        : trans.__(
+            'The Jupyter server could not be reached to save the file in the root folder; nothing was written.'
+          )
+    );
   }
   return error;
 }

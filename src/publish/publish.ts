@@ -376,17 +376,15 @@ function notebookBodyBytes(
   let text: string;
   try {
     text = JSON.stringify(body.content, null, 1) + '\n';
-  } catch {
-    throw new BookshelfError({
-      code: 'NotANotebook',
-      detail: {
-        message: trans.__(
-          "The notebook given for '%1' cannot be written as JSON, so it was not published.",
-          path
-        ),
-        path
-      }
-    });
+  } catch (error) {
+    const message = trans.__(
+      "The notebook given for '%1' cannot be written as JSON, so it was not published.",
+      path
+    );
+    throw new BookshelfError(
+      { code: 'NotANotebook', detail: { message, path } },
+      { cause: error }
+    );
   }
   return new TextEncoder().encode(text);
 }
@@ -424,14 +422,15 @@ async function readSavedNotebook(
     });
   } catch (error) {
     if (hasResponseStatus(error, 404)) {
-      throw noSuchFile(path, trans);
+      throw noSuchFile(path, trans, error);
     }
     if (hasResponseStatus(error, 400)) {
       // The server refuses text it cannot decode as UTF-8, and folders.
       throw notPublishable(
         path,
         trans.__('the server cannot read it as UTF-8 text.'),
-        trans
+        trans,
+        error
       );
     }
     throw couldNotRead(path, error, trans);
@@ -458,17 +457,19 @@ async function readSavedNotebook(
   return new TextEncoder().encode(model.content);
 }
 
-function noSuchFile(path: string, trans: TranslationBundle): BookshelfError {
-  return new BookshelfError({
-    code: 'InvalidRequest',
-    detail: {
-      message: trans.__(
-        "There is no file '%1' in the file tree: save the notebook first, or check its path.",
-        path
-      ),
-      path
-    }
-  });
+function noSuchFile(
+  path: string,
+  trans: TranslationBundle,
+  cause?: unknown
+): BookshelfError {
+  const message = trans.__(
+    "There is no file '%1' in the file tree: save the notebook first, or check its path.",
+    path
+  );
+  return new BookshelfError(
+    { code: 'InvalidRequest', detail: { message, path } },
+    { cause }
+  );
 }
 
 /**
