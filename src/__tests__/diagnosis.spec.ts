@@ -38,6 +38,10 @@ describe('the SDK error inside', () => {
       mode: 'session',
       bucket: 'examples'
     });
+    // An undefined value adds nothing.
+    expect(located.withContext({ bucket: undefined }).detail).toMatchObject({
+      bucket: 'examples'
+    });
     const description = describeError(located, nullTranslator.load('x'));
     expect(description.requestId).toBe('R3QU35T');
   });

@@ -67,12 +67,15 @@ export class BookshelfError<
 
   /**
    * The same error with more context (where, which credentials mode, how
-   * many tries), wrapping this one.
+   * many tries), wrapping this one; undefined values add nothing.
    */
   withContext(context: IS3Context & ITries): BookshelfError<C> {
+    const added = Object.fromEntries(
+      Object.entries(context).filter(([, value]) => value !== undefined)
+    );
     const kind = {
       code: this.code,
-      detail: { ...this.detail, ...context }
+      detail: { ...this.detail, ...added }
     } as BookshelfErrorKind<C>;
     return new BookshelfError(kind, { cause: this });
   }
