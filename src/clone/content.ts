@@ -154,7 +154,8 @@ export function checkNotebookText(
   try {
     value = JSON.parse(text);
   } catch (error) {
-    // The parser's message may quote the content: give only its position.
+    // The parser's message may quote the content: give only its position,
+    // and keep the parser's error out of the cause (logs show causes).
     const position = /position (\d+)/.exec(String(error))?.[1];
     throw notANotebook(
       position === undefined
