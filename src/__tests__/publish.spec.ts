@@ -273,7 +273,9 @@ describe('publishNotebook', () => {
       const error = await rejection(publish('work/q3.ipynb'));
       expect(error).toBeInstanceOf(BookshelfError);
       expect(error.code).toBe('PublishNotConfigured');
-      expect(error.message).toBe('No publish bucket is set.');
+      expect(error.message).toBe(
+        "No publish bucket is set: set 'Publish bucket' in the Bookshelf settings."
+      );
       expect(store.calls).toEqual([]);
       expect(contents.calls).toEqual([]);
     });

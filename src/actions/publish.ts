@@ -44,10 +44,11 @@ async function showNotConfigured(
   error: BookshelfError<'PublishNotConfigured'> = publishNotConfigured()
 ): Promise<void> {
   const { trans } = context;
-  const { title, message, fix } = describeError(error, trans);
+  // The message says what to set (the rule's words, as the server's).
+  const { title, message } = describeError(error, trans);
   const result = await showDialog({
     title,
-    body: `${message} ${fix}`,
+    body: message,
     buttons: [
       Dialog.cancelButton({ label: trans.__('Close') }),
       Dialog.okButton({ label: trans.__('Open Settings') })

@@ -14,6 +14,8 @@ import type {
   IS3Context,
   ITries
 } from './kinds';
+import publishRules from '../rules/publish.json';
+import { ruleMessage } from '../rules/translate';
 import { REQUIRED_CORS_RULE } from '../s3/cors';
 
 /**
@@ -349,7 +351,8 @@ export const ERROR_MESSAGES: {
     ),
   PublishNotConfigured: (detail, trans) => ({
     title: trans.__('Publishing is not set up'),
-    message: detail.message ?? trans.__('No publish bucket is set.'),
+    message:
+      detail.message ?? ruleMessage(trans, publishRules.messages.noBucket),
     fix: trans.__(
       'Set "Publish bucket" in the Bookshelf settings, or ask an administrator to.'
     )

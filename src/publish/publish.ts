@@ -17,6 +17,7 @@ import {
   throwIfAborted
 } from '../errors/errors';
 import publishRules from '../rules/publish.json';
+import { ruleMessage } from '../rules/translate';
 import { etagMd5, sha256Digest } from '../s3/integrity';
 import { Md5, md5, toHex } from '../s3/md5';
 import type { IObjectHead, IObjectStore, IPutObjectResult } from '../s3/types';
@@ -294,9 +295,7 @@ function resolveDestination(
     throw new BookshelfError({
       code: 'InvalidRequest',
       detail: {
-        message: trans.__(
-          'The path of the notebook to publish must be a non-empty text.'
-        )
+        message: ruleMessage(trans, publishRules.messages.pathNotText)
       }
     });
   }
@@ -308,9 +307,7 @@ function resolveDestination(
     throw new BookshelfError({
       code: 'InvalidRequest',
       detail: {
-        message: trans.__(
-          'The publish destination must be text: a path below the publish prefix.'
-        )
+        message: ruleMessage(trans, publishRules.messages.destinationNotText)
       }
     });
   }
@@ -326,8 +323,9 @@ function resolveDestination(
     throw new BookshelfError({
       code: 'NotANotebook',
       detail: {
-        message: trans.__(
-          "Only notebooks can be published, and '%1' is not one (its name does not end in '%2').",
+        message: ruleMessage(
+          trans,
+          publishRules.messages.pathNotNotebook,
           path,
           NOTEBOOK_EXTENSION
         ),
