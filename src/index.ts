@@ -8,6 +8,17 @@ import { settingsFormPlugin } from './plugins/settingsForm';
 
 export * from './tokens';
 export { CommandIDs } from './plugins/commands';
+// The errors the token's operations throw, for other extensions.
+export {
+  BOOKSHELF_ERROR_CODES,
+  BookshelfError,
+  isBookshelfError,
+  type BookshelfErrorCode,
+  type BookshelfErrorKind,
+  type DetailOf,
+  type IBookshelfErrorDetails,
+  type IS3Context
+} from './errors/bookshelfError';
 
 const plugins: JupyterFrontEndPlugin<any>[] = [
   corePlugin,

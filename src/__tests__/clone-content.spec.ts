@@ -279,7 +279,7 @@ describe('sizeLimitBytes and checkSize', () => {
     }
     expect(error?.code).toBe('TooLarge');
     expect(error?.message).toBe(
-      'The object is 1.0 MB (1048577 bytes), more than the limit of 1 MB; ask an administrator to raise the maxObjectSizeMB setting.'
+      'The object is 1.0 MB, more than the limit of 1 MB.'
     );
     expect(error?.detail).toEqual({ size: 1048577, limitMB: 1 });
   });

@@ -216,7 +216,7 @@ describe('cloneObject', () => {
         clone({ s3_key: 'config/.env', target_path: 'work' })
       );
       expect(error.code).toBe('InvalidRequest');
-      expect(error.detail).toEqual({ field: 's3_key' });
+      expect(error.detail).toEqual({ field: 's3_key', message: error.message });
       expect(error.message).toContain("'.env' starts with a dot");
       expect(store.calls).toEqual([]);
     });
@@ -227,7 +227,10 @@ describe('cloneObject', () => {
       clone({ s3_bucket: 'Bad_Bucket', target_path: '../x' })
     );
     expect(error.code).toBe('InvalidRequest');
-    expect(error.detail).toEqual({ field: 's3_bucket' });
+    expect(error.detail).toEqual({
+      field: 's3_bucket',
+      message: error.message
+    });
     expect(error.message).toMatch(/^s3_bucket: .*; target_path: .*\.$/);
     expect(store.calls).toEqual([]);
     expect(contents.calls).toEqual([]);
@@ -379,7 +382,7 @@ describe('cloneObject', () => {
     deps = { store, contents, locks: new MemoryFolderLocks() };
     const error = await rejection(clone({}));
     expect(error.code).toBe('Corrupted');
-    expect(error.message).toContain('It still was after 3 tries.');
+    expect(error.message).toContain('(tried 3 times)');
     expect(error.detail).toMatchObject({
       attempts: 3,
       key: 'reports/q3.ipynb'

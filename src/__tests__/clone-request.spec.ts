@@ -519,7 +519,10 @@ describe('checkCloneRequest', () => {
     expect(error!.message).toBe(
       's3_bucket: a bucket name has 3 to 63 characters (got 2); s3_key: an object key is required.'
     );
-    expect(error!.detail).toEqual({ field: 's3_bucket' });
+    expect(error!.detail).toEqual({
+      field: 's3_bucket',
+      message: error!.message
+    });
   });
 });
 

@@ -426,7 +426,10 @@ describe('writeNewFile', () => {
   });
 
   it('removes the saved file and renames nothing when verify fails', async () => {
-    const refused = new BookshelfError('NotANotebook', 'Not a notebook.');
+    const refused = new BookshelfError({
+      code: 'NotANotebook',
+      detail: { message: 'Not a notebook.' }
+    });
     const error = await rejection(
       writeNewFile(contents, 'work', 'q3.ipynb', text('{}'), {
         locks,

@@ -7,7 +7,7 @@ import { ServerConnection } from '@jupyterlab/services';
 import { nullTranslator } from '@jupyterlab/translation';
 
 import { BookshelfError } from '../errors/errors';
-import { describeError } from '../errors/messages';
+import { describeError } from '../errors/describe';
 import { BookshelfModel } from '../service/model';
 import {
   ConditionalWritesMemory,
@@ -26,6 +26,10 @@ import {
   type IFakeStoreOptions,
   rejection
 } from './fakes/store';
+
+/** An error's detail, whatever its code. */
+const detailOf = (error: { detail: unknown }) =>
+  error.detail as { [key: string]: unknown };
 
 const BUCKET = 'published';
 const PREFIX = 'team/';
@@ -67,10 +71,14 @@ describe('probeConditionalWrites', () => {
       {
         bucket: BUCKET,
         key: expect.stringMatching(
-          new RegExp(`^team/\\${PROBE_KEY_STEM}[0-9a-f]{32}$`)
+          new RegExp(
+            `^team/\\${PROBE_KEY_STEM}[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$`
+          )
         ),
         contentType: 'text/plain',
-        ifMatch: expect.stringMatching(/^"[0-9a-f]{32}"$/),
+        ifMatch: expect.stringMatching(
+          /^"[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}"$/
+        ),
         ifNoneMatch: undefined
       }
     ]);
@@ -116,9 +124,9 @@ describe('probeConditionalWrites', () => {
       ignoreConditions: true,
       beforePut: (bucket, key, options) => {
         if (options.ifNoneMatch === '*') {
-          throw new BookshelfError('PreconditionFailed', 'exists', {
-            bucket,
-            key
+          throw new BookshelfError({
+            code: 'PreconditionFailed',
+            detail: { bucket, key }
           });
         }
       }
@@ -193,9 +201,11 @@ describe('ConditionalWritesMemory', () => {
   it('forgets a probe that failed', async () => {
     const memory = new ConditionalWritesMemory();
     const failing = jest.fn(async () => {
-      throw new BookshelfError('AccessDenied', 'no');
+      throw new BookshelfError({ code: 'AccessDenied', detail: {} });
     });
-    await expect(memory.get('http://a', 'b', failing)).rejects.toThrow('no');
+    await expect(memory.get('http://a', 'b', failing)).rejects.toThrow(
+      'Access to the S3 service was denied.'
+    );
     expect(memory.known('http://a', 'b')).toBeNull();
     const probe = jest.fn(async () => ({ ifMatch: false, ifNoneMatch: false }));
     expect(await memory.get('http://a', 'b', probe)).toEqual({
@@ -295,7 +305,7 @@ describe('publishing where conditional writes are ignored', () => {
       publish('confirm', { overwrite: true, ifMatch: seen!.etag })
     );
     expect(error.code).toBe('NotConfigured');
-    expect(error.detail.condition).toBe('If-Match');
+    expect(detailOf(error).condition).toBe('If-Match');
     expect(error.message).toContain('If-Match');
     expect(await stored()).toBe(THEIRS);
   });
@@ -398,7 +408,7 @@ describe('the model', () => {
     );
     for (const path of ['a.ipynb', 'b.ipynb']) {
       const error = await rejection(model.publish(path, { body }));
-      expect(error.detail.reason).toBe('conditional-writes');
+      expect(detailOf(error).reason).toBe('conditional-writes');
     }
     expect(store.puts).toHaveLength(2); // the one probe's two puts
     expect(await model.knownConditionalWrites(BUCKET)).toEqual({
@@ -420,7 +430,7 @@ describe('the model', () => {
     expect(credentials.hasSessionCredentials).toBe(true);
     const error = await rejection(model.publish('a.ipynb', { body }));
     expect(error.code).toBe('InvalidCredentials');
-    expect(error.detail.mode).toBe('session');
+    expect(detailOf(error).mode).toBe('session');
     expect(describeError(error, trans).title).toBe('Credentials refused');
     expect(credentials.hasSessionCredentials).toBe(false);
   });

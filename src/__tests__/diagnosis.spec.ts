@@ -1,3 +1,6 @@
+import { nullTranslator } from '@jupyterlab/translation';
+
+import { describeError } from '../errors/describe';
 import { BookshelfError } from '../errors/errors';
 import {
   diagnoseNetworkFailure,
@@ -5,6 +8,10 @@ import {
   probeReachable,
   toBookshelfError
 } from '../s3/diagnosis';
+
+/** An error's detail, whatever its code. */
+const detailOf = (error: { detail: unknown }) =>
+  error.detail as { [key: string]: unknown };
 
 /**
  * An error as the S3 SDK throws it: a name (S3's error code) and the
@@ -16,6 +23,37 @@ function sdkError(name: string, status?: number): Error {
   (error as any).$metadata = { httpStatusCode: status };
   return error;
 }
+
+describe('the SDK error inside', () => {
+  it('is kept as the cause, with the request id S3 gave it', () => {
+    const sdk = sdkError('AccessDenied', 403);
+    (sdk as any).$metadata.requestId = 'R3QU35T';
+    const error = toBookshelfError(sdk, objectContext);
+    expect(error.cause).toBe(sdk);
+    expect(error.requestId).toBe('R3QU35T');
+    const located = error.withContext({ mode: 'session' });
+    expect(located.cause).toBe(error);
+    expect(located.requestId).toBe('R3QU35T');
+    expect(located.detail).toMatchObject({
+      mode: 'session',
+      bucket: 'examples'
+    });
+    // An undefined value adds nothing.
+    expect(located.withContext({ bucket: undefined }).detail).toMatchObject({
+      bucket: 'examples'
+    });
+    const description = describeError(located, nullTranslator.load('x'));
+    expect(description.requestId).toBe('R3QU35T');
+  });
+
+  it('has no request id when S3 gave none', () => {
+    const error = toBookshelfError(sdkError('AccessDenied', 403), {});
+    expect(error.requestId).toBeUndefined();
+    expect(describeError(error, nullTranslator.load('x'))).not.toHaveProperty(
+      'requestId'
+    );
+  });
+});
 
 const objectContext = {
   bucket: 'examples',
@@ -77,7 +115,7 @@ describe('toBookshelfError', () => {
       versionId: 'not-a-version'
     });
     expect(error.code).toBe('NoSuchVersion');
-    expect(error.detail.versionId).toBe('not-a-version');
+    expect(detailOf(error).versionId).toBe('not-a-version');
   });
 
   it("reads the browser's bare network failure as Unreachable, to be diagnosed", () => {
@@ -88,7 +126,7 @@ describe('toBookshelfError', () => {
     ]) {
       const error = toBookshelfError(new TypeError(message), objectContext);
       expect(error.code).toBe('Unreachable');
-      expect(error.detail.reason).toBe('network');
+      expect(detailOf(error).reason).toBe('network');
       expect(error.message).toContain('CORS');
     }
     expect(isNetworkFailure(new TypeError('x is not a function'))).toBe(false);
@@ -114,7 +152,7 @@ describe('toBookshelfError', () => {
   });
 
   it('passes a BookshelfError on unchanged', () => {
-    const original = new BookshelfError('TooLarge', 'big');
+    const original = new BookshelfError({ code: 'TooLarge', detail: {} });
     expect(toBookshelfError(original, objectContext)).toBe(original);
   });
 
@@ -137,10 +175,11 @@ describe('toBookshelfError', () => {
       sdkError('RequestTimeTooSkewed', 403),
       objectContext
     );
-    expect(error.detail.reason).toBe('clock-skew');
+    expect(detailOf(error).reason).toBe('clock-skew');
     expect(
-      toBookshelfError(sdkError('SignatureDoesNotMatch', 403), objectContext)
-        .detail.reason
+      detailOf(
+        toBookshelfError(sdkError('SignatureDoesNotMatch', 403), objectContext)
+      ).reason
     ).toBe('refused');
   });
 
@@ -150,8 +189,8 @@ describe('toBookshelfError', () => {
       objectContext
     );
     expect(error.code).toBe('Unknown');
-    expect(error.detail.name).toBe('MalformedXML');
-    expect(error.detail.status).toBe(400);
+    expect(detailOf(error).name).toBe('MalformedXML');
+    expect(detailOf(error).status).toBe(400);
   });
 
   it('never shows the user name, password or query of the endpoint', () => {
@@ -159,7 +198,7 @@ describe('toBookshelfError', () => {
       bucket: 'examples',
       endpointUrl: 'https://admin:hunter2@s3.example.org/?X-Amz-Signature=abc'
     });
-    expect(error.detail.endpoint).toBe('https://s3.example.org/');
+    expect(detailOf(error).endpoint).toBe('https://s3.example.org/');
     expect(error.message).not.toContain('hunter2');
     expect(error.message).not.toContain('abc');
   });
@@ -195,15 +234,16 @@ describe('diagnoseNetworkFailure', () => {
 
   it('says CorsRefused when the server answers a no-cors request', async () => {
     const { calls, fetchImpl } = fakeFetch('opaque');
+    const failure = network();
     const error = await diagnoseNetworkFailure(
-      network(),
+      failure,
       'http://127.0.0.1:9000',
       fetchImpl
     );
     expect(error.code).toBe('CorsRefused');
-    expect(error.detail.reason).toBe('cors');
-    expect(error.detail.bucket).toBe('examples');
-    expect(error.message).toContain("the bucket 'examples'");
+    expect(error.cause).toBe(failure);
+    expect(detailOf(error).bucket).toBe('examples');
+    expect(error.message).toContain('the bucket "examples"');
     // The endpoint answers (no-cors), the bucket refuses the page (cors).
     expect(calls).toHaveLength(2);
     expect(calls[0].url).toBe('http://127.0.0.1:9000');
@@ -223,7 +263,7 @@ describe('diagnoseNetworkFailure', () => {
       fetchImpl
     );
     expect(error.code).toBe('Unreachable');
-    expect(error.detail.reason).toBe('unreachable');
+    expect(detailOf(error).reason).toBe('unreachable');
     expect(error.message).toContain('http://127.0.0.1:9');
   });
 
@@ -275,6 +315,6 @@ describe('diagnoseNetworkFailure', () => {
       fetchImpl
     );
     expect(calls[0].url).toBe('https://s3.example.org');
-    expect(error.detail.endpoint).toBe('https://s3.example.org');
+    expect(detailOf(error).endpoint).toBe('https://s3.example.org');
   });
 });

@@ -12,7 +12,13 @@ import {
 import type { IDocumentManager } from '@jupyterlab/docmanager';
 import type { TranslationBundle } from '@jupyterlab/translation';
 
-import { BookshelfError, isCancelled } from '../errors/errors';
+import { describeError } from '../errors/describe';
+import {
+  BookshelfError,
+  isBookshelfError,
+  isCancelled,
+  publishNotConfigured
+} from '../errors/errors';
 import type { IBookshelf, IPublishResult } from '../tokens';
 import { showPublishDialog } from '../widgets/PublishDialog';
 import {
@@ -37,15 +43,19 @@ export interface IPublishContext {
 }
 
 /**
- * Tell the person that publishing is not set up, with a way to fix it.
+ * Tell the person that publishing is not set up (in the error's words),
+ * with a way to fix it.
  */
-async function showNotConfigured(context: IPublishContext): Promise<void> {
+async function showNotConfigured(
+  context: IPublishContext,
+  error: BookshelfError<'PublishNotConfigured'> = publishNotConfigured()
+): Promise<void> {
   const { trans } = context;
+  // The message says what to set (the rule's words, as the server's).
+  const { title, message } = describeError(error, trans);
   const result = await showDialog({
-    title: trans.__('Publishing is not set up'),
-    body: trans.__(
-      'No publish bucket is set. Set "Publish bucket" in the Bookshelf settings (or ask an administrator to), then publish again.'
-    ),
+    title,
+    body: message,
     buttons: [
       Dialog.cancelButton({ label: trans.__('Close') }),
       Dialog.okButton({ label: trans.__('Open Settings') })
@@ -225,11 +235,8 @@ export async function executePublish(
       });
       return null;
     }
-    if (
-      error instanceof BookshelfError &&
-      error.code === 'PublishNotConfigured'
-    ) {
-      await showNotConfigured(context);
+    if (isBookshelfError(error, 'PublishNotConfigured')) {
+      await showNotConfigured(context, error);
       return null;
     }
     // A bucket whose CORS rules refuse this page: the server, when the

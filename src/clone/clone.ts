@@ -148,7 +148,7 @@ async function saveObject(
       onProgress?.({ phase: 'download', loaded, total })
   });
   // The store refuses early when it knows the size; this covers the rest.
-  checkSize(object.bytes.length, options.maxObjectSizeMB, trans);
+  checkSize(object.bytes.length, options.maxObjectSizeMB);
   throwIfAborted(signal);
 
   let data: IClassifiedObject;
@@ -246,11 +246,13 @@ async function findTarget(
       // The name now comes from the key, which validation did not check.
       const problem = checkFileName(target.name, 's3_key', trans);
       if (problem) {
-        throw new BookshelfError(
-          'InvalidRequest',
-          trans.__('%1: %2.', 's3_key', problem),
-          { field: 's3_key' }
-        );
+        throw new BookshelfError({
+          code: 'InvalidRequest',
+          detail: {
+            message: trans.__('%1: %2.', 's3_key', problem),
+            field: 's3_key'
+          }
+        });
       }
       return target;
     }
@@ -270,34 +272,40 @@ async function findTarget(
     }
     // Without a target_path the folder is the caller's default.
     if (!folder) {
-      throw new BookshelfError(
-        'InvalidRequest',
-        targetPath
-          ? trans.__(
-              "target_path: the folder '%1' does not exist; create it first or choose another folder.",
-              target.folder
-            )
-          : trans.__(
-              "The folder '%1' does not exist; create it first or choose another folder.",
-              target.folder
-            ),
-        { field: targetPath ? 'target_path' : undefined, folder: target.folder }
-      );
+      throw new BookshelfError({
+        code: 'InvalidRequest',
+        detail: {
+          message: targetPath
+            ? trans.__(
+                "target_path: the folder '%1' does not exist; create it first or choose another folder.",
+                target.folder
+              )
+            : trans.__(
+                "The folder '%1' does not exist; create it first or choose another folder.",
+                target.folder
+              ),
+          field: targetPath ? 'target_path' : undefined,
+          folder: target.folder
+        }
+      });
     }
     if (folder.type !== 'directory') {
-      throw new BookshelfError(
-        'InvalidRequest',
-        targetPath
-          ? trans.__(
-              "target_path: the path '%1' is a file, not a folder; choose a folder.",
-              target.folder
-            )
-          : trans.__(
-              "The path '%1' is a file, not a folder; choose a folder.",
-              target.folder
-            ),
-        { field: targetPath ? 'target_path' : undefined, folder: target.folder }
-      );
+      throw new BookshelfError({
+        code: 'InvalidRequest',
+        detail: {
+          message: targetPath
+            ? trans.__(
+                "target_path: the path '%1' is a file, not a folder; choose a folder.",
+                target.folder
+              )
+            : trans.__(
+                "The path '%1' is a file, not a folder; choose a folder.",
+                target.folder
+              ),
+          field: targetPath ? 'target_path' : undefined,
+          folder: target.folder
+        }
+      });
     }
   }
   return target;
@@ -325,14 +333,17 @@ async function missingFolders(
       return paths.slice(index);
     }
     if (model.type !== 'directory') {
-      throw new BookshelfError(
-        'InvalidRequest',
-        trans.__(
-          "target_path: the path '%1' is a file, not a folder; choose a folder.",
-          path
-        ),
-        { field: 'target_path', folder: path }
-      );
+      throw new BookshelfError({
+        code: 'InvalidRequest',
+        detail: {
+          message: trans.__(
+            "target_path: the path '%1' is a file, not a folder; choose a folder.",
+            path
+          ),
+          field: 'target_path',
+          folder: path
+        }
+      });
     }
   }
   return [];

@@ -61,22 +61,12 @@ export function sizeLimitBytes(maxObjectSizeMB: number): number {
 /**
  * Throw `TooLarge` when an object is over the limit.
  */
-export function checkSize(
-  size: number,
-  maxObjectSizeMB: number,
-  trans: TranslationBundle = nullTranslator.load(TRANSLATION_DOMAIN)
-): void {
+export function checkSize(size: number, maxObjectSizeMB: number): void {
   if (size > sizeLimitBytes(maxObjectSizeMB)) {
-    throw new BookshelfError(
-      'TooLarge',
-      trans.__(
-        'The object is %1 MB (%2 bytes), more than the limit of %3 MB; ask an administrator to raise the maxObjectSizeMB setting.',
-        formatMB(size),
-        size,
-        maxObjectSizeMB
-      ),
-      { size, limitMB: maxObjectSizeMB }
-    );
+    throw new BookshelfError({
+      code: 'TooLarge',
+      detail: { size, limitMB: maxObjectSizeMB }
+    });
   }
 }
 
@@ -164,7 +154,8 @@ export function checkNotebookText(
   try {
     value = JSON.parse(text);
   } catch (error) {
-    // The parser's message may quote the content: give only its position.
+    // The parser's message may quote the content: give only its position,
+    // and keep the parser's error out of the cause (logs show causes).
     const position = /position (\d+)/.exec(String(error))?.[1];
     throw notANotebook(
       position === undefined
@@ -346,13 +337,11 @@ function notANotebook(
   reason: string,
   trans: TranslationBundle
 ): BookshelfError {
-  return new BookshelfError(
-    'NotANotebook',
-    trans.__('The object is not a Jupyter notebook: %1', reason),
-    { problem: reason }
-  );
-}
-
-function formatMB(bytes: number): string {
-  return (bytes / BYTES_PER_MB).toFixed(1);
+  return new BookshelfError({
+    code: 'NotANotebook',
+    detail: {
+      message: trans.__('The object is not a Jupyter notebook: %1', reason),
+      problem: reason
+    }
+  });
 }

@@ -8,7 +8,7 @@
  * browser (all its tabs, with Web Locks).
  */
 
-import { BookshelfError } from '../errors/errors';
+import { cancelled } from '../errors/errors';
 
 /**
  * Runs tasks one at a time per folder.
@@ -128,8 +128,4 @@ function waitUnlessAborted(
       resolve();
     });
   });
-}
-
-function cancelled(): BookshelfError {
-  return new BookshelfError('Cancelled', 'The transfer was cancelled.');
 }

@@ -164,11 +164,13 @@ export function checkCloneRequest(
 ): ICloneRequest {
   const problems = validateCloneRequest(request, trans);
   if (problems.length > 0) {
-    throw new BookshelfError(
-      'InvalidRequest',
-      `${problems.map(problem => problem.message).join('; ')}.`,
-      { field: problems[0].field }
-    );
+    throw new BookshelfError({
+      code: 'InvalidRequest',
+      detail: {
+        message: `${problems.map(problem => problem.message).join('; ')}.`,
+        field: problems[0].field
+      }
+    });
   }
   return normalizeCloneRequest(request as Partial<ICloneRequest>);
 }

@@ -11,12 +11,13 @@
  */
 
 import type { Contents } from '@jupyterlab/services';
+import { Random } from '@lumino/coreutils';
 import {
   nullTranslator,
   type TranslationBundle
 } from '@jupyterlab/translation';
 import { TRANSLATION_DOMAIN } from '../package';
-import { BookshelfError, throwIfAborted } from '../errors/errors';
+import { BookshelfError, cancelled, throwIfAborted } from '../errors/errors';
 import type { ITransferProgress } from '../tokens';
 import type { ICommitter } from './committer';
 import { bytesToBase64, decodeUtf8, type IFileData } from './content';
@@ -158,9 +159,7 @@ export async function writeNewFile(
         await deleteQuietly(contents, temporaryPath);
       }
     }
-    throw signal?.aborted && !renamed
-      ? new BookshelfError('Cancelled', 'The transfer was cancelled.')
-      : error;
+    throw signal?.aborted && !renamed ? cancelled({ cause: error }) : error;
   }
 }
 
@@ -183,13 +182,17 @@ export function asSaveFailed(
   if (error instanceof BookshelfError) {
     return error;
   }
+  const failed = (message: string, status?: number) =>
+    new BookshelfError(
+      { code: 'SaveFailed', detail: { message, folder, status } },
+      { cause: error }
+    );
   const status = responseStatus(error);
   if (status !== undefined) {
     const text = error instanceof Error ? error.message.trim() : '';
     // The server's own words, untranslated, after its status.
     const said = text && text.length <= 300 ? `${status}: ${text}` : status;
-    return new BookshelfError(
-      'SaveFailed',
+    return failed(
       folder
         ? trans.__(
             "The Jupyter server could not save the file in the folder '%1' (HTTP %2); nothing was written.",
@@ -200,12 +203,11 @@ export function asSaveFailed(
             'The Jupyter server could not save the file in the root folder (HTTP %1); nothing was written.',
             said
           ),
-      { folder, status }
+      status
     );
   }
   if (error instanceof Error && /network|fetch/i.test(error.message)) {
-    return new BookshelfError(
-      'SaveFailed',
+    return failed(
       folder
         ? trans.__(
             "The Jupyter server could not be reached to save the file in the folder '%1'; nothing was written.",
@@ -213,8 +215,7 @@ export function asSaveFailed(
           )
         : trans.__(
             'The Jupyter server could not be reached to save the file in the root folder; nothing was written.'
-          ),
-      { folder }
+          )
     );
   }
   return error;
@@ -384,8 +385,7 @@ async function saveUnlessAborted(
   throwIfAborted(signal);
   let onAbort = () => undefined as void;
   const aborted = new Promise<never>((_, reject) => {
-    onAbort = () =>
-      reject(new BookshelfError('Cancelled', 'The transfer was cancelled.'));
+    onAbort = () => reject(cancelled());
     signal.addEventListener('abort', onAbort, { once: true });
   });
   try {
@@ -486,24 +486,29 @@ function noFreeName(
   attempts: number,
   trans: TranslationBundle = nullTranslator.load(TRANSLATION_DOMAIN)
 ): BookshelfError {
-  return new BookshelfError(
-    'Conflict',
-    folder
-      ? trans._n(
-          "No free name was found for '%2' in the folder '%3' after %1 attempt; choose another name or folder, or remove some copies.",
-          "No free name was found for '%2' in the folder '%3' after %1 attempts; choose another name or folder, or remove some copies.",
-          attempts,
-          name,
-          folder
-        )
-      : trans._n(
-          "No free name was found for '%2' in the root folder after %1 attempt; choose another name or folder, or remove some copies.",
-          "No free name was found for '%2' in the root folder after %1 attempts; choose another name or folder, or remove some copies.",
-          attempts,
-          name
-        ),
-    { name, folder, attempts }
-  );
+  return new BookshelfError({
+    code: 'Conflict',
+    detail: {
+      reason: 'no-free-name',
+      message: folder
+        ? trans._n(
+            "No free name was found for '%2' in the folder '%3' after %1 attempt; choose another name or folder, or remove some copies.",
+            "No free name was found for '%2' in the folder '%3' after %1 attempts; choose another name or folder, or remove some copies.",
+            attempts,
+            name,
+            folder
+          )
+        : trans._n(
+            "No free name was found for '%2' in the root folder after %1 attempt; choose another name or folder, or remove some copies.",
+            "No free name was found for '%2' in the root folder after %1 attempts; choose another name or folder, or remove some copies.",
+            attempts,
+            name
+          ),
+      name,
+      folder,
+      attempts
+    }
+  });
 }
 
 /**
@@ -576,12 +581,6 @@ async function deleteQuietly(
 
 function randomHex(byteCount: number): string {
   const bytes = new Uint8Array(byteCount);
-  if (typeof crypto !== 'undefined' && crypto.getRandomValues) {
-    crypto.getRandomValues(bytes);
-  } else {
-    for (let i = 0; i < byteCount; i++) {
-      bytes[i] = Math.floor(Math.random() * 256);
-    }
-  }
+  Random.getRandomValues(bytes);
   return Array.from(bytes, byte => byte.toString(16).padStart(2, '0')).join('');
 }

@@ -1,61 +1,25 @@
 /**
- * Errors of the core logic. Each carries a code that the user interface turns
- * into a translated message and a fix (see `./diagnosis.ts`); `detail` holds
- * values safe to show (never a secret).
+ * The error model as the code that raises errors uses it: `BookshelfError`
+ * and its helpers (`./bookshelfError.ts`), the kinds (`./kinds.ts`), and
+ * the English messages of the message table (`./messages.ts`), installed
+ * here. package.json lists this module under `sideEffects`, so that the
+ * bundler never skips it for the modules it re-exports.
  */
+import { nullTranslator } from '@jupyterlab/translation';
 
-export type BookshelfErrorCode =
-  | 'InvalidRequest'
-  | 'BucketNotAllowed'
-  | 'NoSuchBucket'
-  | 'NoSuchKey'
-  | 'NoSuchVersion'
-  | 'AccessDenied'
-  | 'InvalidCredentials'
-  | 'ExpiredCredentials'
-  | 'CorsRefused'
-  | 'Unreachable'
-  | 'SlowDown'
-  | 'ServerError'
-  | 'NotANotebook'
-  | 'TooLarge'
-  | 'Conflict'
-  | 'PreconditionFailed'
-  | 'PublishNotConfigured'
-  | 'NotConfigured'
-  | 'Cancelled'
-  | 'SaveFailed'
-  | 'ReadFailed'
-  | 'Corrupted'
-  | 'Interrupted'
-  | 'Unknown';
+import { TRANSLATION_DOMAIN } from '../package';
+import { setEnglishMessages } from './bookshelfError';
+import { describeKind } from './messages';
 
-export class BookshelfError extends Error {
-  constructor(
-    readonly code: BookshelfErrorCode,
-    message: string,
-    readonly detail: { [key: string]: string | number | undefined } = {}
-  ) {
-    super(message);
-    this.name = 'BookshelfError';
-  }
-}
+setEnglishMessages(
+  kind =>
+    describeKind(
+      kind,
+      nullTranslator.load(TRANSLATION_DOMAIN),
+      typeof window !== 'undefined' && window.location
+        ? window.location.origin
+        : ''
+    ).message
+);
 
-/**
- * Whether an error is the user's cancellation.
- */
-export function isCancelled(error: unknown): boolean {
-  return (
-    (error instanceof BookshelfError && error.code === 'Cancelled') ||
-    (error instanceof Error && error.name === 'AbortError')
-  );
-}
-
-/**
- * Throw a Cancelled error if the signal was aborted.
- */
-export function throwIfAborted(signal?: AbortSignal): void {
-  if (signal?.aborted) {
-    throw new BookshelfError('Cancelled', 'The transfer was cancelled.');
-  }
-}
+export * from './bookshelfError';

@@ -1,11 +1,21 @@
 /**
- * What an error means to a person, and what to do: the translated text of
- * each BookshelfError code. Values come from the error's detail (never a
- * secret); the fix for a CORS refusal carries the rule to add.
+ * What an error means to a person, and what to do: the one table of the
+ * texts of every kind of error (`./kinds.ts`), translated here and nowhere
+ * else. `BookshelfError` takes its English message from the same table;
+ * values come from the error's detail (never a secret); the fix for a CORS
+ * refusal carries the rule to add.
  */
 import type { TranslationBundle } from '@jupyterlab/translation';
 
-import { BookshelfError } from './errors';
+import type {
+  BookshelfErrorCode,
+  BookshelfErrorKind,
+  DetailOf,
+  IS3Context,
+  ITries
+} from './kinds';
+import publishRules from '../rules/publish.json';
+import { ruleMessage } from '../rules/translate';
 import { REQUIRED_CORS_RULE } from '../s3/cors';
 
 /**
@@ -20,6 +30,8 @@ export interface IErrorDescription {
   fix: string;
   /** A CORS rule to add, as JSON, when the fix is to add one. */
   rule?: string;
+  /** The S3 service's id of the failed request, for its administrators. */
+  requestId?: string;
 }
 
 /**
@@ -36,39 +48,28 @@ export function corsRule(origin: string): string {
 }
 
 /**
- * What a `Corrupted` error found, translated.
+ * Describes the errors of one code: their detail, translated with `trans`;
+ * `origin` is this page's origin (for CORS).
  */
-function describeDamage(
-  error: BookshelfError,
-  path: string,
-  trans: TranslationBundle
-): string {
-  const detail = error.detail;
-  const what = path || trans.__('the object');
-  let message: string;
-  switch (detail.reason) {
-    case 'checksum':
-      message = trans.__(
-        'Damaged download: the bytes received do not match the checksum (ETag) of %1; nothing was written.',
-        what
-      );
-      break;
-    case 'length':
-      message = trans.__(
-        'Damaged download: %1 did not arrive with the length the S3 service announced; nothing was written.',
-        what
-      );
-      break;
-    case 'upload':
-      message = trans.__(
-        'Damaged upload: the S3 service refused the bytes it received for %1 (they do not match their Content-MD5) and stored nothing.',
-        what
-      );
-      break;
-    default:
-      message = error.message;
-  }
-  return appendTries(message, detail, trans);
+type Describe<C extends BookshelfErrorCode> = (
+  detail: DetailOf<C>,
+  trans: TranslationBundle,
+  origin: string
+) => IErrorDescription;
+
+/**
+ * Describe a kind of error: a translated title, message and fix.
+ */
+export function describeKind(
+  kind: BookshelfErrorKind,
+  trans: TranslationBundle,
+  origin: string
+): IErrorDescription {
+  // The table's entry for the kind's code takes the kind's detail.
+  const describe = ERROR_MESSAGES[kind.code] as Describe<typeof kind.code>;
+  const description = describe(kind.detail as any, trans, origin);
+  const requestId = (kind.detail as IS3Context).requestId;
+  return requestId ? { ...description, requestId } : description;
 }
 
 /**
@@ -77,7 +78,7 @@ function describeDamage(
  */
 function appendTries(
   message: string,
-  detail: BookshelfError['detail'],
+  detail: ITries,
   trans: TranslationBundle
 ): string {
   const attempts = detail.attempts;
@@ -86,7 +87,7 @@ function appendTries(
     : message;
 }
 
-function s3Path(detail: BookshelfError['detail']): string {
+function s3Path(detail: { bucket?: string; key?: string }): string {
   if (detail.bucket && detail.key) {
     return `s3://${detail.bucket}/${detail.key}`;
   }
@@ -98,157 +99,136 @@ function megabytes(bytes: number): string {
   return mb >= 10 ? mb.toFixed(0) : mb.toFixed(1);
 }
 
+function endpointOf(detail: IS3Context, trans: TranslationBundle): string {
+  return detail.endpoint || trans.__('Amazon S3');
+}
+
 /**
- * Describe an error for a person: a translated title, message and fix for
- * every code, built from the error's detail (never a secret). Texts that
- * come from validation (InvalidRequest, NotANotebook, Conflict, SaveFailed,
- * Corrupted) keep the error's own message, which names the rule broken; the
- * logic modules translate it with the bundle the model gives them.
+ * What each kind of error says. Texts that come from validation
+ * (`detail.message`: InvalidRequest, NotANotebook, Conflict, SaveFailed,
+ * some NotConfigured) are the rule's own words, translated where the rule
+ * is. A code without an entry does not compile.
  */
-export function describeError(
-  error: unknown,
-  trans: TranslationBundle,
-  origin: string = typeof window !== 'undefined' ? window.location.origin : ''
-): IErrorDescription {
-  if (!(error instanceof BookshelfError)) {
-    const text = error instanceof Error ? error.message : String(error);
+export const ERROR_MESSAGES: {
+  readonly [C in BookshelfErrorCode]: Describe<C>;
+} = {
+  InvalidRequest: (detail, trans) => ({
+    title: trans.__('Invalid request'),
+    message: detail.message,
+    fix: trans.__('Correct the values and try again.')
+  }),
+  BucketNotAllowed: (detail, trans) => ({
+    title: trans.__('Bucket not allowed'),
+    message: trans.__(
+      'Links may not clone from the bucket "%1".',
+      detail.bucket
+    ),
+    fix: trans.__(
+      'An administrator allows buckets with the "Buckets links may clone from" (allowedBuckets) setting of Bookshelf.'
+    )
+  }),
+  NoSuchBucket: (detail, trans) => ({
+    title: trans.__('Unknown bucket'),
+    message: trans.__('The bucket "%1" does not exist.', detail.bucket ?? ''),
+    fix: trans.__(
+      'Check the bucket name, and the S3 endpoint in the Bookshelf settings.'
+    )
+  }),
+  NoSuchKey: (detail, trans) => ({
+    title: trans.__('Object not found'),
+    message: trans.__('There is no object %1.', s3Path(detail)),
+    fix: trans.__(
+      'Check the key: it is case-sensitive and includes every folder.'
+    )
+  }),
+  NoSuchVersion: (detail, trans) => ({
+    title: trans.__('Version not found'),
+    message: trans.__(
+      '%1 has no version "%2".',
+      s3Path(detail),
+      detail.versionId ?? ''
+    ),
+    fix: trans.__(
+      'Leave the version empty to clone the latest version, or ask for a link to an existing one.'
+    )
+  }),
+  AccessDenied: (detail, trans) => ({
+    title: trans.__('Access denied'),
+    message: trans.__(
+      'Access to %1 was denied.',
+      s3Path(detail) || trans.__('the S3 service')
+    ),
+    fix:
+      detail.mode === 'anonymous'
+        ? trans.__(
+            'The request was unsigned (credentials mode "anonymous") and the object is not public: ask the owner to make it public, or choose the "session" credentials mode in the Bookshelf settings and enter keys that may read it.'
+          )
+        : detail.mode === 'session'
+          ? trans.__(
+              'Ask the owner of the bucket to give these credentials access (a bucket policy may deny it), or run "Forget S3 Credentials" and enter others.'
+            )
+          : trans.__(
+              'Ask the owner of the bucket or an administrator to give these credentials access; a bucket policy may deny it.'
+            )
+  }),
+  InvalidCredentials: describeCredentialsError,
+  ExpiredCredentials: (detail, trans) => ({
+    title: trans.__('Credentials expired'),
+    message: trans.__('The S3 credentials have expired.'),
+    fix:
+      detail.mode === 'endpoint'
+        ? trans.__(
+            "Bookshelf fetches new credentials before they expire: try again. If this happens again, the credentials URL hands out expired credentials or this computer's clock is wrong; tell an administrator."
+          )
+        : detail.mode === 'settings'
+          ? trans.__(
+              'An administrator renews the keys in the Bookshelf settings.'
+            )
+          : trans.__(
+              'Bookshelf forgot them: try again and enter new credentials when asked.'
+            )
+  }),
+  CorsRefused: (detail, trans, origin) => {
+    const endpoint = endpointOf(detail, trans);
     return {
-      title: trans.__('Something went wrong'),
-      message: text,
-      fix: ''
+      title: trans.__('Blocked by CORS'),
+      message: detail.bucket
+        ? trans.__(
+            'The S3 service at %1 answers, but the bucket "%2" does not allow requests from this page (%3): either the bucket does not exist, or its CORS rules do not allow this origin.',
+            endpoint,
+            detail.bucket,
+            origin
+          )
+        : trans.__(
+            'The S3 service at %1 answers, but does not allow requests from this page (%2).',
+            endpoint,
+            origin
+          ),
+      fix: detail.bucket
+        ? trans.__(
+            'Check the bucket name. If the bucket exists, ask an administrator to add this CORS rule to it (S3 console: the bucket, Permissions, Cross-origin resource sharing):'
+          )
+        : trans.__(
+            'Ask an administrator to add this CORS rule to the bucket (S3 console: the bucket, Permissions, Cross-origin resource sharing):'
+          ),
+      rule: corsRule(origin)
     };
-  }
-  const detail = error.detail;
-  const path = s3Path(detail);
-  const endpoint = String(detail.endpoint ?? '') || trans.__('Amazon S3');
-  const mode = String(detail.mode ?? '');
-  switch (error.code) {
-    case 'InvalidRequest':
-      return {
-        title: trans.__('Invalid request'),
-        message: error.message,
-        fix: trans.__('Correct the values and try again.')
-      };
-    case 'BucketNotAllowed':
-      return {
-        title: trans.__('Bucket not allowed'),
-        message: trans.__(
-          'Links may not clone from the bucket "%1".',
-          detail.bucket ?? ''
-        ),
-        fix: trans.__(
-          'An administrator allows buckets with the "Buckets links may clone from" (allowedBuckets) setting of Bookshelf.'
-        )
-      };
-    case 'NoSuchBucket':
-      return {
-        title: trans.__('Unknown bucket'),
-        message: trans.__(
-          'The bucket "%1" does not exist.',
-          detail.bucket ?? ''
-        ),
-        fix: trans.__(
-          'Check the bucket name, and the S3 endpoint in the Bookshelf settings.'
-        )
-      };
-    case 'NoSuchKey':
-      return {
-        title: trans.__('Object not found'),
-        message: trans.__('There is no object %1.', path),
-        fix: trans.__(
-          'Check the key: it is case-sensitive and includes every folder.'
-        )
-      };
-    case 'NoSuchVersion':
-      return {
-        title: trans.__('Version not found'),
-        message: trans.__(
-          '%1 has no version "%2".',
-          path,
-          String(detail.versionId ?? '')
-        ),
-        fix: trans.__(
-          'Leave the version empty to clone the latest version, or ask for a link to an existing one.'
-        )
-      };
-    case 'AccessDenied':
-      return {
-        title: trans.__('Access denied'),
-        message: trans.__(
-          'Access to %1 was denied.',
-          path || trans.__('the S3 service')
-        ),
-        fix:
-          mode === 'anonymous'
-            ? trans.__(
-                'The request was unsigned (credentials mode "anonymous") and the object is not public: ask the owner to make it public, or choose the "session" credentials mode in the Bookshelf settings and enter keys that may read it.'
-              )
-            : mode === 'session'
-              ? trans.__(
-                  'Ask the owner of the bucket to give these credentials access (a bucket policy may deny it), or run "Forget S3 Credentials" and enter others.'
-                )
-              : trans.__(
-                  'Ask the owner of the bucket or an administrator to give these credentials access; a bucket policy may deny it.'
-                )
-      };
-    case 'InvalidCredentials':
-      return describeCredentialsError(error, trans);
-    case 'ExpiredCredentials':
-      return {
-        title: trans.__('Credentials expired'),
-        message: trans.__('The S3 credentials have expired.'),
-        fix:
-          mode === 'endpoint'
-            ? trans.__(
-                "Bookshelf fetches new credentials before they expire: try again. If this happens again, the credentials URL hands out expired credentials or this computer's clock is wrong; tell an administrator."
-              )
-            : mode === 'settings'
-              ? trans.__(
-                  'An administrator renews the keys in the Bookshelf settings.'
-                )
-              : trans.__(
-                  'Bookshelf forgot them: try again and enter new credentials when asked.'
-                )
-      };
-    case 'CorsRefused': {
-      const rule = corsRule(origin);
-      return {
-        title: trans.__('Blocked by CORS'),
-        message: detail.bucket
-          ? trans.__(
-              'The S3 service at %1 answers, but the bucket "%2" does not allow requests from this page (%3): either the bucket does not exist, or its CORS rules do not allow this origin.',
-              endpoint,
-              String(detail.bucket),
-              origin
-            )
-          : trans.__(
-              'The S3 service at %1 answers, but does not allow requests from this page (%2).',
-              endpoint,
-              origin
-            ),
-        fix: detail.bucket
-          ? trans.__(
-              'Check the bucket name. If the bucket exists, ask an administrator to add this CORS rule to it (S3 console: the bucket, Permissions, Cross-origin resource sharing):'
-            )
-          : trans.__(
-              'Ask an administrator to add this CORS rule to the bucket (S3 console: the bucket, Permissions, Cross-origin resource sharing):'
-            ),
-        rule
-      };
-    }
-    case 'Unreachable':
-      if (detail.reason === 'unreachable') {
+  },
+  Unreachable: (detail, trans, origin) => {
+    const title = trans.__('S3 service unreachable');
+    const endpoint = endpointOf(detail, trans);
+    switch (detail.reason) {
+      case 'unreachable':
         return {
-          title: trans.__('S3 service unreachable'),
+          title,
           message: trans.__('Nothing answers at %1.', endpoint),
           fix: trans.__(
             'Check the S3 endpoint URL in the Bookshelf settings, and that the service runs and is reachable from this computer (network, VPN, proxy).'
           )
         };
-      }
-      if (detail.reason === 'timeout') {
+      case 'timeout':
         return {
-          title: trans.__('S3 service unreachable'),
+          title,
           message: trans.__(
             'The S3 service at %1 did not answer in time.',
             endpoint
@@ -257,228 +237,269 @@ export function describeError(
             'Try again in a minute; check your network if it persists.'
           )
         };
-      }
-      return {
-        title: trans.__('S3 service unreachable'),
-        message: trans.__(
-          'The S3 service at %1 could not be reached.',
-          endpoint
-        ),
-        fix: trans.__(
-          'Check your network and the S3 endpoint URL in the Bookshelf settings; if the service is up, its CORS rules may not allow this page (%1).',
-          origin
-        )
-      };
-    case 'SlowDown':
-      return {
-        title: trans.__('S3 service busy'),
-        message: trans.__(
-          'The S3 service is busy and asked to slow down; it still was after several tries.'
-        ),
-        fix: trans.__('Wait a minute, then try again.')
-      };
-    case 'ServerError':
-      return {
-        title: trans.__('S3 service failing'),
-        message: detail.status
+      case 'network':
+        return {
+          title,
+          message: trans.__(
+            'The S3 service at %1 could not be reached, or it refused this page (CORS).',
+            endpoint
+          ),
+          fix: trans.__(
+            'Check your network and the S3 endpoint URL in the Bookshelf settings; if the service is up, its CORS rules may not allow this page (%1).',
+            origin
+          )
+        };
+    }
+  },
+  SlowDown: (_detail, trans) => ({
+    title: trans.__('S3 service busy'),
+    message: trans.__(
+      'The S3 service is busy and asked to slow down; it still was after several tries.'
+    ),
+    fix: trans.__('Wait a minute, then try again.')
+  }),
+  ServerError: (detail, trans) => ({
+    title: trans.__('S3 service failing'),
+    message:
+      detail.reason === 'no-body'
+        ? trans.__(
+            'The S3 service answered %1 without its content.',
+            s3Path(detail)
+          )
+        : detail.status
           ? trans.__(
               'The S3 service failed (HTTP %1); it still did after several tries.',
               String(detail.status)
             )
-          : error.message,
-        fix: trans.__(
-          'Try again in a minute; if it persists, tell the administrator of the S3 service.'
-        )
-      };
-    case 'NotANotebook':
-      return {
-        title: trans.__('Not a notebook'),
-        message: error.message,
-        fix: detail.path
-          ? trans.__(
-              'Nothing was published. Only valid nbformat 4 notebooks (.ipynb) can be published: open it in JupyterLab, save it as a notebook, and publish again.'
-            )
           : trans.__(
-              'Nothing was written. A notebook must be valid nbformat 4 JSON; to look at the object as text, clone it under a name that does not end in .ipynb.'
-            )
-      };
-    case 'TooLarge': {
-      const size = Number(detail.size);
-      const limitMB =
-        detail.limitMB !== undefined
-          ? String(detail.limitMB)
-          : detail.limit !== undefined
-            ? megabytes(Number(detail.limit))
-            : '';
-      return {
-        title: trans.__('Too large'),
-        message:
-          limitMB && Number.isFinite(size)
-            ? trans.__(
-                'The object is %1 MB, more than the limit of %2 MB.',
-                megabytes(size),
-                limitMB
-              )
-            : limitMB
-              ? trans.__('The object is more than the limit of %1 MB.', limitMB)
-              : error.message,
-        fix: trans.__(
-          'Nothing was written. An administrator can raise "Largest object to clone (MB)" in the Bookshelf settings.'
+              'The S3 service failed; it still did after several tries.'
+            ),
+    fix: trans.__(
+      'Try again in a minute; if it persists, tell the administrator of the S3 service.'
+    )
+  }),
+  NotANotebook: (detail, trans) => ({
+    title: trans.__('Not a notebook'),
+    message: detail.message,
+    fix: detail.path
+      ? trans.__(
+          'Nothing was published. Only valid nbformat 4 notebooks (.ipynb) can be published: open it in JupyterLab, save it as a notebook, and publish again.'
         )
-      };
-    }
-    case 'Conflict':
-    case 'PreconditionFailed':
-      if (detail.reason === 'policy-never') {
+      : trans.__(
+          'Nothing was written. A notebook must be valid nbformat 4 JSON; to look at the object as text, clone it under a name that does not end in .ipynb.'
+        )
+  }),
+  TooLarge: (detail, trans) => {
+    const limitMB =
+      detail.limitMB !== undefined
+        ? String(detail.limitMB)
+        : detail.limit !== undefined
+          ? megabytes(detail.limit)
+          : '';
+    return {
+      title: trans.__('Too large'),
+      message:
+        limitMB && detail.size !== undefined
+          ? trans.__(
+              'The object is %1 MB, more than the limit of %2 MB.',
+              megabytes(detail.size),
+              limitMB
+            )
+          : limitMB
+            ? trans.__('The object is more than the limit of %1 MB.', limitMB)
+            : trans.__('The object is more than the size limit.'),
+      fix: trans.__(
+        'Nothing was written. An administrator can raise "Largest object to clone (MB)" in the Bookshelf settings.'
+      )
+    };
+  },
+  Conflict: (detail, trans) => {
+    switch (detail.reason) {
+      case 'policy-never':
         return {
           title: trans.__('Already published'),
-          message: error.message,
+          message: detail.message,
           fix: trans.__(
             'Nothing was overwritten: the overwrite policy is "never". Publish under another path.'
           )
         };
-      }
-      if (detail.reason === 'needs-confirmation') {
+      case 'needs-confirmation':
         return {
           title: trans.__('Already published'),
-          message: error.message,
+          message: detail.message,
           fix: trans.__(
             'Nothing was overwritten. Publish from the dialog to confirm the replacement.'
           )
         };
-      }
-      if (detail.attempts !== undefined) {
+      case 'no-free-name':
         return {
           title: trans.__('No free name'),
-          message: error.message,
+          message: detail.message,
           fix: trans.__('Choose another name or folder.')
         };
-      }
-      return {
-        title: trans.__('Changed meanwhile'),
-        // The S3 service's own refusal (no reason) carries no translated
-        // text; publishing's (reason 'changed') does.
-        message:
-          detail.reason === undefined && path
-            ? trans.__('%1 was changed by someone else meanwhile.', path)
-            : error.message,
-        fix: trans.__(
-          'Nothing was overwritten. Look at the newer version, then try again.'
+      case 'changed':
+        return changedMeanwhile(detail.message, trans);
+    }
+  },
+  PreconditionFailed: (detail, trans) =>
+    changedMeanwhile(
+      trans.__(
+        '%1 was changed by someone else meanwhile.',
+        s3Path(detail) || trans.__('the object')
+      ),
+      trans
+    ),
+  PublishNotConfigured: (detail, trans) => ({
+    title: trans.__('Publishing is not set up'),
+    message:
+      detail.message ?? ruleMessage(trans, publishRules.messages.noBucket),
+    fix: trans.__(
+      'Set "Publish bucket" in the Bookshelf settings, or ask an administrator to.'
+    )
+  }),
+  NotConfigured: describeNotConfigured,
+  Cancelled: (detail, trans) => ({
+    title: trans.__('Cancelled'),
+    message:
+      detail.reason === 'credentials-cancelled'
+        ? trans.__('No S3 credentials were given, so nothing was done.')
+        : trans.__('The transfer was cancelled; nothing was written.'),
+    fix: ''
+  }),
+  SaveFailed: (detail, trans) => ({
+    title: trans.__('Could not save'),
+    message: detail.message,
+    fix: trans.__(
+      'Check that the Jupyter server is running and that you may write to the folder, then try again.'
+    )
+  }),
+  ReadFailed: (detail, trans) => ({
+    title: trans.__('Could not read the notebook'),
+    message: detail.jupyterStatus
+      ? trans.__(
+          "The Jupyter server could not read '%1' (HTTP %2); nothing was published.",
+          detail.path,
+          String(detail.jupyterStatus)
         )
-      };
-    case 'PublishNotConfigured':
-      return {
-        title: trans.__('Publishing is not set up'),
-        message: error.message,
-        fix: trans.__(
-          'Set "Publish bucket" in the Bookshelf settings, or ask an administrator to.'
-        )
-      };
-    case 'NotConfigured':
-      return describeNotConfigured(error, trans);
-    case 'Cancelled':
-      return {
-        title: trans.__('Cancelled'),
-        message:
-          detail.reason === 'credentials-cancelled'
-            ? trans.__('No S3 credentials were given, so nothing was done.')
-            : trans.__('The transfer was cancelled; nothing was written.'),
-        fix: ''
-      };
-    case 'SaveFailed':
-      return {
-        title: trans.__('Could not save'),
-        message: error.message,
-        fix: trans.__(
-          'Check that the Jupyter server is running and that you may write to the folder, then try again.'
-        )
-      };
-    case 'ReadFailed':
-      return {
-        title: trans.__('Could not read the notebook'),
-        message: detail.jupyterStatus
+      : trans.__(
+          "The Jupyter server could not read '%1'; nothing was published.",
+          detail.path
+        ),
+    fix: trans.__(
+      'Check that the Jupyter server is running and the file is still there, then publish again.'
+    )
+  }),
+  Corrupted: (detail, trans) => {
+    const what = s3Path(detail) || trans.__('the object');
+    let message: string;
+    switch (detail.reason) {
+      case 'checksum':
+        message = trans.__(
+          'Damaged download: the bytes received do not match the checksum (ETag) of %1; nothing was written.',
+          what
+        );
+        break;
+      case 'length':
+        message = trans.__(
+          'Damaged download: %1 did not arrive with the length the S3 service announced; nothing was written.',
+          what
+        );
+        break;
+      case 'upload':
+        message = trans.__(
+          'Damaged upload: the S3 service refused the bytes it received for %1 (they do not match their Content-MD5) and stored nothing.',
+          what
+        );
+        break;
+    }
+    return {
+      title: trans.__('Damaged transfer'),
+      message: appendTries(message, detail, trans),
+      fix:
+        detail.reason === 'checksum'
           ? trans.__(
-              "The Jupyter server could not read '%1' (HTTP %2); nothing was published.",
-              String(detail.path ?? ''),
-              String(detail.jupyterStatus)
+              'Try again. If it keeps happening, something between this browser and the S3 service changes the data; or the bucket encrypts objects with KMS and its CORS rule does not expose the x-amz-server-side-encryption header (ask an administrator).'
             )
           : trans.__(
-              "The Jupyter server could not read '%1'; nothing was published.",
-              String(detail.path ?? '')
+              'Try again; if it keeps happening, check the network between this browser and the S3 service.'
+            )
+    };
+  },
+  Interrupted: (detail, trans) => {
+    const what = s3Path(detail) || trans.__('the object');
+    return {
+      title: trans.__('Connection lost'),
+      message: appendTries(
+        typeof detail.loaded === 'number' && typeof detail.total === 'number'
+          ? trans.__(
+              'Connection to the S3 service lost after %1 of %2 bytes; the transfer did not complete (%3).',
+              detail.loaded,
+              detail.total,
+              what
+            )
+          : trans.__(
+              'Connection to the S3 service lost; the transfer did not complete (%1).',
+              what
+            ),
+        detail,
+        trans
+      ),
+      fix: trans.__(
+        'Nothing partial was saved: no file was written, and a published object is either the earlier one or the new one, whole. Try again; if it keeps happening, check the network, any proxy between this browser and the S3 service, and that the CORS rule of the bucket allows the GET and PUT methods.'
+      )
+    };
+  },
+  Unknown: (detail, trans) => {
+    const title = trans.__('Something went wrong');
+    if (detail.source === 'jupyter') {
+      return {
+        title,
+        message: detail.said
+          ? trans.__(
+              'The Jupyter server answered HTTP %1: %2.',
+              String(detail.status),
+              detail.said
+            )
+          : trans.__(
+              'The Jupyter server answered HTTP %1.',
+              String(detail.status)
             ),
         fix: trans.__(
-          'Check that the Jupyter server is running and the file is still there, then publish again.'
+          "Try again; if it persists, an administrator can look for the reason in the Jupyter server's log."
         )
       };
-    case 'Corrupted':
-      return {
-        title: trans.__('Damaged transfer'),
-        message: describeDamage(error, path, trans),
-        fix:
-          detail.reason === 'checksum'
-            ? trans.__(
-                'Try again. If it keeps happening, something between this browser and the S3 service changes the data; or the bucket encrypts objects with KMS and its CORS rule does not expose the x-amz-server-side-encryption header (ask an administrator).'
-              )
-            : trans.__(
-                'Try again; if it keeps happening, check the network between this browser and the S3 service.'
-              )
-      };
-    case 'Interrupted':
-      return {
-        title: trans.__('Connection lost'),
-        message: appendTries(
-          typeof detail.loaded === 'number' && typeof detail.total === 'number'
-            ? trans.__(
-                'Connection to the S3 service lost after %1 of %2 bytes; the transfer did not complete (%3).',
-                detail.loaded,
-                detail.total,
-                path || trans.__('the object')
-              )
-            : trans.__(
-                'Connection to the S3 service lost; the transfer did not complete (%1).',
-                path || trans.__('the object')
-              ),
-          detail,
-          trans
-        ),
-        fix: trans.__(
-          'Nothing partial was saved: no file was written, and a published object is either the earlier one or the new one, whole. Try again; if it keeps happening, check the network, any proxy between this browser and the S3 service, and that the CORS rule of the bucket allows the GET and PUT methods.'
-        )
-      };
-    default:
-      if (detail.source === 'jupyter') {
-        return {
-          title: trans.__('Something went wrong'),
-          message: trans.__(
-            'The Jupyter server answered HTTP %1.',
-            String(detail.status)
-          ),
-          fix: trans.__(
-            "Try again; if it persists, an administrator can look for the reason in the Jupyter server's log."
-          )
-        };
-      }
-      return {
-        title: trans.__('Something went wrong'),
-        message:
-          detail.name || detail.status
-            ? trans.__(
-                'The S3 request for %1 failed (%2).',
-                path || endpoint,
-                String(detail.name ?? `HTTP ${detail.status}`)
-              )
-            : error.message,
-        fix: trans.__('Try again; if it persists, tell an administrator.')
-      };
+    }
+    const failure =
+      detail.name ||
+      (detail.status !== undefined ? `HTTP ${detail.status}` : '');
+    const where = s3Path(detail) || endpointOf(detail, trans);
+    return {
+      title,
+      message: failure
+        ? trans.__('The S3 request for %1 failed (%2).', where, failure)
+        : trans.__('The S3 request for %1 failed.', where),
+      fix: trans.__('Try again; if it persists, tell an administrator.')
+    };
   }
+};
+
+function changedMeanwhile(
+  message: string,
+  trans: TranslationBundle
+): IErrorDescription {
+  return {
+    title: trans.__('Changed meanwhile'),
+    message,
+    fix: trans.__(
+      'Nothing was overwritten. Look at the newer version, then try again.'
+    )
+  };
 }
 
 function describeCredentialsError(
-  error: BookshelfError,
+  detail: DetailOf<'InvalidCredentials'>,
   trans: TranslationBundle
 ): IErrorDescription {
-  const detail = error.detail;
-  const url = String(detail.url ?? '');
   const title = trans.__('Credentials refused');
   switch (detail.reason) {
     case 'clock-skew':
@@ -494,19 +515,22 @@ function describeCredentialsError(
     case 'endpoint-unreachable':
       return {
         title: trans.__('No credentials'),
-        message: trans.__('The credentials URL %1 could not be reached.', url),
+        message: trans.__(
+          'The credentials URL %1 could not be reached.',
+          detail.url
+        ),
         fix: trans.__(
           'Check that the Jupyter server runs, and the credentials URL in the Bookshelf settings.'
         )
       };
     case 'endpoint-status': {
-      const status = Number(detail.status);
+      const status = detail.status;
       return {
         title: trans.__('No credentials'),
         message: trans.__(
           'The credentials URL %1 answered HTTP %2.',
-          url,
-          String(detail.status ?? '')
+          detail.url,
+          String(status ?? '')
         ),
         fix:
           status === 401 || status === 403
@@ -527,16 +551,27 @@ function describeCredentialsError(
     case 'endpoint-expiration':
       return {
         title: trans.__('No credentials'),
-        message: trans.__(
-          'The credentials URL %1 did not answer S3 credentials (JSON with AccessKeyId, SecretAccessKey, SessionToken and Expiration).',
-          url
-        ),
+        message:
+          detail.reason === 'endpoint-not-json'
+            ? trans.__(
+                'The credentials URL %1 did not answer S3 credentials (JSON with AccessKeyId, SecretAccessKey, SessionToken and Expiration): it did not answer JSON.',
+                detail.url
+              )
+            : detail.reason === 'endpoint-fields'
+              ? trans.__(
+                  'The credentials URL %1 did not answer S3 credentials (JSON with AccessKeyId, SecretAccessKey, SessionToken and Expiration): it answered without AccessKeyId and SecretAccessKey.',
+                  detail.url
+                )
+              : trans.__(
+                  'The credentials URL %1 did not answer S3 credentials (JSON with AccessKeyId, SecretAccessKey, SessionToken and Expiration): its Expiration is not a date.',
+                  detail.url
+                ),
         fix: trans.__(
           'Check the credentials URL in the Bookshelf settings; an administrator can check what it answers.'
         )
       };
   }
-  const mode = String(detail.mode ?? '');
+  const mode = detail.mode;
   return {
     title,
     message: trans.__('The S3 service did not accept the credentials.'),
@@ -556,10 +591,9 @@ function describeCredentialsError(
 }
 
 function describeNotConfigured(
-  error: BookshelfError,
+  detail: DetailOf<'NotConfigured'>,
   trans: TranslationBundle
 ): IErrorDescription {
-  const detail = error.detail;
   const title = trans.__('Bookshelf is not set up');
   switch (detail.reason) {
     case 'conditional-writes':
@@ -567,7 +601,7 @@ function describeNotConfigured(
       // the server ignores.
       return {
         title: trans.__('Publishing cannot be protected'),
-        message: error.message,
+        message: detail.message,
         fix: trans.__(
           "Set overwritePolicy to 'always' in the Bookshelf settings, knowing that a publish then replaces whatever is published at its path, or use an S3 service that supports conditional writes (If-None-Match, If-Match)."
         )
@@ -603,16 +637,17 @@ function describeNotConfigured(
         title,
         message: trans.__(
           'The credentials URL %1 is not on this Jupyter server.',
-          String(detail.url ?? '')
+          detail.url
         ),
         fix: trans.__(
           'Bookshelf fetches credentials only from the Jupyter server it runs on: set a path on this server as "Credentials URL" in the Bookshelf settings.'
         )
       };
+    case 'settings':
+      return {
+        title,
+        message: detail.message,
+        fix: trans.__('Open the Bookshelf settings and complete them.')
+      };
   }
-  return {
-    title,
-    message: error.message,
-    fix: trans.__('Open the Bookshelf settings and complete them.')
-  };
 }

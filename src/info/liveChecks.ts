@@ -8,9 +8,10 @@
  */
 import type { TranslationBundle } from '@jupyterlab/translation';
 
-import { BookshelfError } from '../errors/errors';
+import { BookshelfError, isBookshelfError } from '../errors/errors';
 import type { IConditionalWrites } from '../publish/conditional';
-import { corsRule, describeError } from '../errors/messages';
+import { describeError } from '../errors/describe';
+import { corsRule } from '../errors/messages';
 import { checkCorsRules, ICorsVerdict } from '../s3/cors';
 import type { ICredentials } from '../s3/credentials';
 import { probeReachable } from '../s3/diagnosis';
@@ -202,11 +203,10 @@ export class LiveChecks {
       });
     } catch (error) {
       if (
-        error instanceof BookshelfError &&
-        ((error.code === 'NotConfigured' &&
+        (isBookshelfError(error, 'NotConfigured') &&
           error.detail.reason === 'session-empty') ||
-          (error.code === 'Cancelled' &&
-            error.detail.reason === 'credentials-cancelled'))
+        (isBookshelfError(error, 'Cancelled') &&
+          error.detail.reason === 'credentials-cancelled')
       ) {
         return this._check(
           'credentials',

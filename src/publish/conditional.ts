@@ -6,14 +6,14 @@
  * `confirm` protect nothing. No UI here.
  */
 
+import { UUID } from '@lumino/coreutils';
 import {
   nullTranslator,
   type TranslationBundle
 } from '@jupyterlab/translation';
 
 import { TRANSLATION_DOMAIN } from '../package';
-import { BookshelfError } from '../errors/errors';
-import { toHex } from '../s3/md5';
+import { BookshelfError, isBookshelfError } from '../errors/errors';
 import type { IObjectStore } from '../s3/types';
 import type { OverwritePolicy } from '../tokens';
 import type { PutCondition } from './overwrite';
@@ -41,20 +41,13 @@ export const PROBE_KEY_STEM = '.bookshelf-conditional-write-check-';
 const PROBE_BODY =
   'Bookshelf checks whether conditional writes are honoured.\n';
 
-function randomToken(): string {
-  return toHex(globalThis.crypto.getRandomValues(new Uint8Array(16)));
-}
-
 /**
  * Whether an error is the refusal a conforming server gives to a condition
  * that does not hold: 412 PreconditionFailed, or the 404 NoSuchKey that S3
  * (and moto) answer to an `If-Match` on a key that does not exist.
  */
 function refusedCondition(error: unknown): boolean {
-  return (
-    error instanceof BookshelfError &&
-    (error.code === 'PreconditionFailed' || error.code === 'NoSuchKey')
-  );
+  return isBookshelfError(error, 'PreconditionFailed', 'NoSuchKey');
 }
 
 /**
@@ -83,7 +76,7 @@ export async function probeConditionalWrites(
   store: IObjectStore,
   bucket: string,
   prefix: string,
-  random: () => string = randomToken
+  random: () => string = UUID.uuid4
 ): Promise<IConditionalWrites> {
   const key = `${prefix}${PROBE_KEY_STEM}${random()}`;
   const options = { contentType: 'text/plain' };
@@ -230,10 +223,14 @@ export function conditionsIgnored(
           "Nothing was published to %1: replacing only the version you saw needs the S3 service to honour If-Match, and this service ignores that condition, so it could overwrite a version someone else published meanwhile. Set overwritePolicy to 'always' (knowing that a publish then replaces whatever is there), or use an S3 service that supports conditional writes.",
           where
         );
-  return new BookshelfError('NotConfigured', message, {
-    bucket,
-    key,
-    reason: 'conditional-writes',
-    condition: needed === 'ifMatch' ? 'If-Match' : 'If-None-Match'
+  return new BookshelfError({
+    code: 'NotConfigured',
+    detail: {
+      reason: 'conditional-writes',
+      message,
+      condition: needed === 'ifMatch' ? 'If-Match' : 'If-None-Match',
+      bucket,
+      key
+    }
   });
 }

@@ -10,8 +10,14 @@ import {
 import { checkNotebook } from '../clone/content';
 import { hasResponseStatus } from '../clone/writer';
 import { TRANSLATION_DOMAIN } from '../package';
-import { BookshelfError, throwIfAborted } from '../errors/errors';
+import {
+  BookshelfError,
+  isBookshelfError,
+  publishNotConfigured,
+  throwIfAborted
+} from '../errors/errors';
 import publishRules from '../rules/publish.json';
+import { ruleMessage } from '../rules/translate';
 import { etagMd5, sha256Digest } from '../s3/integrity';
 import { Md5, md5, toHex } from '../s3/md5';
 import type { IObjectHead, IObjectStore, IPutObjectResult } from '../s3/types';
@@ -171,12 +177,16 @@ export async function publishNotebook(
     trans
   );
   if (decision.action === 'refuse') {
-    throw new BookshelfError(decision.code, decision.message, {
-      bucket,
-      key,
-      reason: decision.reason,
-      etag: existing?.etag,
-      lastModified: existing?.lastModified?.toISOString()
+    throw new BookshelfError({
+      code: decision.code,
+      detail: {
+        reason: decision.reason,
+        message: decision.message,
+        bucket,
+        key,
+        etag: existing?.etag,
+        lastModified: existing?.lastModified?.toISOString()
+      }
     });
   }
 
@@ -221,7 +231,14 @@ export async function publishNotebook(
       // Someone created the object after we looked; 'always' replaces it.
       result = await put({});
     } else {
-      throw changedMeanwhile(where, bucket, key, decision.condition, trans);
+      throw changedMeanwhile(
+        where,
+        bucket,
+        key,
+        decision.condition,
+        trans,
+        error
+      );
     }
   }
 
@@ -275,51 +292,54 @@ function resolveDestination(
   trans: TranslationBundle
 ): { bucket: string; key: string } {
   if (typeof path !== 'string' || !path) {
-    throw new BookshelfError(
-      'InvalidRequest',
-      trans.__('The path of the notebook to publish must be a non-empty text.')
-    );
+    throw new BookshelfError({
+      code: 'InvalidRequest',
+      detail: {
+        message: ruleMessage(trans, publishRules.messages.pathNotText)
+      }
+    });
   }
   if (
     destination !== undefined &&
     destination !== null &&
     typeof destination !== 'string'
   ) {
-    throw new BookshelfError(
-      'InvalidRequest',
-      trans.__(
-        'The publish destination must be text: a path below the publish prefix.'
-      )
-    );
+    throw new BookshelfError({
+      code: 'InvalidRequest',
+      detail: {
+        message: ruleMessage(trans, publishRules.messages.destinationNotText)
+      }
+    });
   }
   const bucket = settings.publishBucket;
   if (!bucket) {
-    throw new BookshelfError(
-      'PublishNotConfigured',
-      trans.__(
-        "No publish bucket is set: set 'Publish bucket' in the Bookshelf settings."
-      )
-    );
+    throw publishNotConfigured();
   }
   const bucketProblem = checkPublishBucket(bucket, trans);
   if (bucketProblem) {
-    throw new BookshelfError('PublishNotConfigured', bucketProblem);
+    throw publishNotConfigured(bucketProblem);
   }
   if (!path.endsWith(NOTEBOOK_EXTENSION)) {
-    throw new BookshelfError(
-      'NotANotebook',
-      trans.__(
-        "Only notebooks can be published, and '%1' is not one (its name does not end in '%2').",
-        path,
-        NOTEBOOK_EXTENSION
-      ),
-      { path }
-    );
+    throw new BookshelfError({
+      code: 'NotANotebook',
+      detail: {
+        message: ruleMessage(
+          trans,
+          publishRules.messages.pathNotNotebook,
+          path,
+          NOTEBOOK_EXTENSION
+        ),
+        path
+      }
+    });
   }
   const key = publishKey(settings.publishPrefix, destination ?? path);
   const problem = checkPublishDestination(bucket, key, trans);
   if (problem) {
-    throw new BookshelfError('InvalidRequest', problem, { bucket });
+    throw new BookshelfError({
+      code: 'InvalidRequest',
+      detail: { message: problem, bucket }
+    });
   }
   return { bucket, key };
 }
@@ -341,25 +361,27 @@ function notebookBodyBytes(
     body.content === null ||
     Array.isArray(body.content)
   ) {
-    throw new BookshelfError(
-      'InvalidRequest',
-      trans.__(
-        "The publish body must be {type: 'notebook', content: <the notebook as an object>}."
-      ),
-      { path }
-    );
+    throw new BookshelfError({
+      code: 'InvalidRequest',
+      detail: {
+        message: trans.__(
+          "The publish body must be {type: 'notebook', content: <the notebook as an object>}."
+        ),
+        path
+      }
+    });
   }
   let text: string;
   try {
     text = JSON.stringify(body.content, null, 1) + '\n';
-  } catch {
+  } catch (error) {
+    const message = trans.__(
+      "The notebook given for '%1' cannot be written as JSON, so it was not published.",
+      path
+    );
     throw new BookshelfError(
-      'NotANotebook',
-      trans.__(
-        "The notebook given for '%1' cannot be written as JSON, so it was not published.",
-        path
-      ),
-      { path }
+      { code: 'NotANotebook', detail: { message, path } },
+      { cause: error }
     );
   }
   return new TextEncoder().encode(text);
@@ -398,14 +420,15 @@ async function readSavedNotebook(
     });
   } catch (error) {
     if (hasResponseStatus(error, 404)) {
-      throw noSuchFile(path, trans);
+      throw noSuchFile(path, trans, error);
     }
     if (hasResponseStatus(error, 400)) {
       // The server refuses text it cannot decode as UTF-8, and folders.
       throw notPublishable(
         path,
         trans.__('the server cannot read it as UTF-8 text.'),
-        trans
+        trans,
+        error
       );
     }
     throw couldNotRead(path, error, trans);
@@ -432,14 +455,18 @@ async function readSavedNotebook(
   return new TextEncoder().encode(model.content);
 }
 
-function noSuchFile(path: string, trans: TranslationBundle): BookshelfError {
+function noSuchFile(
+  path: string,
+  trans: TranslationBundle,
+  cause?: unknown
+): BookshelfError {
+  const message = trans.__(
+    "There is no file '%1' in the file tree: save the notebook first, or check its path.",
+    path
+  );
   return new BookshelfError(
-    'InvalidRequest',
-    trans.__(
-      "There is no file '%1' in the file tree: save the notebook first, or check its path.",
-      path
-    ),
-    { path }
+    { code: 'InvalidRequest', detail: { message, path } },
+    { cause }
   );
 }
 
@@ -455,18 +482,8 @@ function couldNotRead(
     ?.status;
   const code = typeof status === 'number' ? status : undefined;
   return new BookshelfError(
-    'ReadFailed',
-    code
-      ? trans.__(
-          "The Jupyter server could not read '%1' (HTTP %2): check that it is running, then publish again.",
-          path,
-          code
-        )
-      : trans.__(
-          "The Jupyter server could not read '%1': check that it is running, then publish again.",
-          path
-        ),
-    { path, jupyterStatus: code }
+    { code: 'ReadFailed', detail: { path, jupyterStatus: code } },
+    { cause: error }
   );
 }
 
@@ -481,9 +498,9 @@ function checkPublishable(
   try {
     checkNotebook(bytes, trans, 'publish');
   } catch (error) {
-    if (error instanceof BookshelfError && error.code === 'NotANotebook') {
+    if (isBookshelfError(error, 'NotANotebook')) {
       // The reason alone (translated), to be said in this sentence.
-      throw notPublishable(path, String(error.detail.problem), trans);
+      throw notPublishable(path, String(error.detail.problem), trans, error);
     }
     throw error;
   }
@@ -492,16 +509,17 @@ function checkPublishable(
 function notPublishable(
   path: string,
   reason: string,
-  trans: TranslationBundle
+  trans: TranslationBundle,
+  cause?: unknown
 ): BookshelfError {
+  const message = trans.__(
+    "'%1' is not a valid Jupyter notebook, so it was not published: %2",
+    path,
+    reason
+  );
   return new BookshelfError(
-    'NotANotebook',
-    trans.__(
-      "'%1' is not a valid Jupyter notebook, so it was not published: %2",
-      path,
-      reason
-    ),
-    { path }
+    { code: 'NotANotebook', detail: { message, path } },
+    { cause }
   );
 }
 
@@ -525,7 +543,8 @@ function changedMeanwhile(
   bucket: string,
   key: string,
   condition: PutCondition,
-  trans: TranslationBundle
+  trans: TranslationBundle,
+  cause: unknown
 ): BookshelfError {
   const message = condition.ifNoneMatch
     ? trans.__(
@@ -536,9 +555,8 @@ function changedMeanwhile(
         '%1 was changed by someone else since you looked; nothing was overwritten. Look at the newer version, then publish again.',
         where
       );
-  return new BookshelfError('Conflict', message, {
-    bucket,
-    key,
-    reason: 'changed'
-  });
+  return new BookshelfError(
+    { code: 'Conflict', detail: { reason: 'changed', message, bucket, key } },
+    { cause }
+  );
 }

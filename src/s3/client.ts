@@ -16,7 +16,12 @@ import {
 } from '@aws-sdk/client-s3';
 
 import { ByteCollector } from '../transfer/bytes';
-import { BookshelfError, throwIfAborted } from '../errors/errors';
+import {
+  BookshelfError,
+  cancelled,
+  isBookshelfError,
+  throwIfAborted
+} from '../errors/errors';
 import { toBookshelfError } from './diagnosis';
 import { checkDownload, contentMd5, etagMd5, sha256Digest } from './integrity';
 import { Md5, toHex } from './md5';
@@ -181,16 +186,17 @@ class SdkObjectStore implements IObjectStore {
       ReadableStream<Uint8Array> | undefined;
     if (maxBytes !== undefined && total !== undefined && total > maxBytes) {
       await stream?.cancel().catch(() => undefined);
-      throw new BookshelfError(
-        'TooLarge',
-        `The object is ${total} bytes, more than the limit of ${maxBytes} bytes.`,
-        { size: total, limit: maxBytes }
-      );
+      throw new BookshelfError({
+        code: 'TooLarge',
+        detail: { bucket, key, versionId, size: total, limit: maxBytes }
+      });
     }
     if (!stream) {
-      throw new BookshelfError('ServerError', 'The object had no body.');
+      throw new BookshelfError({
+        code: 'ServerError',
+        detail: { bucket, key, versionId, reason: 'no-body' }
+      });
     }
-    const where = `s3://${bucket}/${key}`;
     const integrity = {
       etag: response.ETag,
       serverSideEncryption: response.ServerSideEncryption,
@@ -198,13 +204,8 @@ class SdkObjectStore implements IObjectStore {
     };
     // With the object's details, for the messages and the retries.
     const located = (error: unknown) =>
-      error instanceof BookshelfError && error.code !== 'Cancelled'
-        ? new BookshelfError(error.code, error.message, {
-            ...error.detail,
-            bucket,
-            key,
-            versionId
-          })
+      isBookshelfError(error) && error.code !== 'Cancelled'
+        ? error.withContext({ bucket, key, versionId })
         : error;
     // Hash while the bytes arrive, when there is an MD5 to compare with,
     // unless the caller checks later.
@@ -219,7 +220,6 @@ class SdkObjectStore implements IObjectStore {
         maxBytes,
         signal,
         onProgress,
-        where,
         hash
       });
     } catch (error) {
@@ -227,7 +227,12 @@ class SdkObjectStore implements IObjectStore {
     }
     const verify = () => {
       try {
-        checkDownload(bytes, integrity, where, hash?.digest());
+        checkDownload(
+          bytes,
+          integrity,
+          { bucket, key, versionId },
+          hash?.digest()
+        );
       } catch (error) {
         throw located(error);
       }
@@ -355,9 +360,8 @@ class SdkObjectStore implements IObjectStore {
       const status = (error as any)?.$metadata?.httpStatusCode;
       if (status === 404) {
         throw new BookshelfError(
-          'NoSuchBucket',
-          `The bucket '${bucket}' does not exist.`,
-          { bucket }
+          { code: 'NoSuchBucket', detail: { bucket } },
+          { cause: error }
         );
       }
       throw this._error(error, { bucket });
@@ -445,7 +449,7 @@ class SdkObjectStore implements IObjectStore {
     signal?: AbortSignal
   ): BookshelfError {
     if (signal?.aborted) {
-      return new BookshelfError('Cancelled', 'The transfer was cancelled.');
+      return cancelled({ cause: error });
     }
     return toBookshelfError(error, {
       ...context,
@@ -467,14 +471,11 @@ export async function readStream(
     maxBytes?: number;
     signal?: AbortSignal;
     onProgress?: (loaded: number, total?: number) => void;
-    /** The object, for messages. */
-    where?: string;
     /** Fed every chunk as it arrives. */
     hash?: Md5;
   }
 ): Promise<Uint8Array> {
   const { total, maxBytes, signal, onProgress } = options;
-  const where = options.where ?? 'the object';
   const reader = stream.getReader();
   const onAbort = () => {
     void reader.cancel().catch(() => undefined);
@@ -488,15 +489,12 @@ export async function readStream(
       let chunk: ReadableStreamReadResult<Uint8Array>;
       try {
         chunk = await reader.read();
-      } catch {
+      } catch (error) {
         // The browser says only "network error": the connection was lost.
         throwIfAborted(signal);
         throw new BookshelfError(
-          'Interrupted',
-          total !== undefined
-            ? `The connection was lost while downloading ${where}, after ${loaded} of ${total} bytes.`
-            : `The connection was lost while downloading ${where}, after ${loaded} bytes.`,
-          { loaded, total, reason: 'connection' }
+          { code: 'Interrupted', detail: { loaded, total } },
+          { cause: error }
         );
       }
       const { done, value } = chunk;
@@ -505,18 +503,16 @@ export async function readStream(
         break;
       }
       if (maxBytes !== undefined && loaded + value.byteLength > maxBytes) {
-        throw new BookshelfError(
-          'TooLarge',
-          `The object is more than the limit of ${maxBytes} bytes.`,
-          { limit: maxBytes }
-        );
+        throw new BookshelfError({
+          code: 'TooLarge',
+          detail: { limit: maxBytes }
+        });
       }
       if (total !== undefined && loaded + value.byteLength > total) {
-        throw new BookshelfError(
-          'Corrupted',
-          `The S3 service sent more bytes for ${where} than the ${total} it announced.`,
-          { loaded: loaded + value.byteLength, total, reason: 'length' }
-        );
+        throw new BookshelfError({
+          code: 'Corrupted',
+          detail: { reason: 'length', loaded: loaded + value.byteLength, total }
+        });
       }
       collected.add(value);
       options.hash?.update(value);
@@ -524,11 +520,10 @@ export async function readStream(
     }
     const loaded = collected.length;
     if (total !== undefined && loaded !== total) {
-      throw new BookshelfError(
-        'Corrupted',
-        `The download of ${where} ended after ${loaded} of the ${total} bytes announced.`,
-        { loaded, total, reason: 'length' }
-      );
+      throw new BookshelfError({
+        code: 'Corrupted',
+        detail: { reason: 'length', loaded, total }
+      });
     }
     return collected.bytes();
   } catch (error) {

@@ -4,7 +4,7 @@
  * error names the credentials URL without its query, fragment, user name or
  * password, and never quotes what the URL answered.
  */
-import { BookshelfError } from '../errors/errors';
+import { BookshelfError, cancelled } from '../errors/errors';
 import { displayUrl } from './urls';
 import type { IBookshelfSettings } from '../tokens';
 
@@ -86,11 +86,10 @@ export class CredentialsProvider {
         return null;
       case 'settings':
         if (!credentials.accessKeyId || !credentials.secretAccessKey) {
-          throw new BookshelfError(
-            'NotConfigured',
-            "The credentials mode is 'settings' but the access key id or the secret access key is empty.",
-            { reason: 'settings-keys-missing' }
-          );
+          throw new BookshelfError({
+            code: 'NotConfigured',
+            detail: { reason: 'settings-keys-missing' }
+          });
         }
         return {
           accessKeyId: credentials.accessKeyId,
@@ -149,11 +148,10 @@ export class CredentialsProvider {
       return this._session;
     }
     if (!this._options.prompt || !prompt) {
-      throw new BookshelfError(
-        'NotConfigured',
-        'No S3 credentials are set for this session.',
-        { reason: 'session-empty' }
-      );
+      throw new BookshelfError({
+        code: 'NotConfigured',
+        detail: { reason: 'session-empty' }
+      });
     }
     // Several requests at once share one prompt.
     if (!this._pendingPrompt) {
@@ -180,20 +178,17 @@ export class CredentialsProvider {
     }
     const credentials = await this._pendingPrompt;
     if (!credentials) {
-      throw new BookshelfError('Cancelled', 'No S3 credentials were given.', {
-        reason: 'credentials-cancelled'
-      });
+      throw cancelled({ reason: 'credentials-cancelled' });
     }
     return credentials;
   }
 
   private async _endpointCredentials(url: string): Promise<ICredentials> {
     if (!url) {
-      throw new BookshelfError(
-        'NotConfigured',
-        "The credentials mode is 'endpoint' but no credentials URL is set.",
-        { reason: 'endpoint-missing' }
-      );
+      throw new BookshelfError({
+        code: 'NotConfigured',
+        detail: { reason: 'endpoint-missing' }
+      });
     }
     const now = this._options.now ?? Date.now;
     const cached = this._endpointCache;
@@ -231,12 +226,22 @@ export class CredentialsProvider {
     now: () => number
   ): Promise<IEndpointCache> {
     const shown = displayUrl(url);
-    const fail = (reason: string, message: string, status?: number) =>
-      new BookshelfError('InvalidCredentials', message, {
-        url: shown,
-        reason,
-        status
-      });
+    const fail = (
+      reason:
+        | 'endpoint-unreachable'
+        | 'endpoint-status'
+        | 'endpoint-not-json'
+        | 'endpoint-fields'
+        | 'endpoint-expiration',
+      options: { status?: number; cause?: unknown } = {}
+    ) =>
+      new BookshelfError(
+        {
+          code: 'InvalidCredentials',
+          detail: { reason, url: shown, status: options.status }
+        },
+        { cause: options.cause }
+      );
     const fetchImpl =
       this._options.fetch ??
       ((u: string) =>
@@ -248,36 +253,23 @@ export class CredentialsProvider {
       if (error instanceof BookshelfError) {
         throw error;
       }
-      throw fail(
-        'endpoint-unreachable',
-        `The credentials URL ${shown} could not be reached.`
-      );
+      throw fail('endpoint-unreachable', { cause: error });
     }
     if (!response.ok) {
-      throw fail(
-        'endpoint-status',
-        `The credentials URL ${shown} answered HTTP ${response.status}.`,
-        response.status
-      );
+      throw fail('endpoint-status', { status: response.status });
     }
     let body: any;
     try {
       body = await response.json();
-    } catch {
-      throw fail(
-        'endpoint-not-json',
-        `The credentials URL ${shown} did not answer JSON.`
-      );
+    } catch (error) {
+      throw fail('endpoint-not-json', { cause: error });
     }
     const text = (value: unknown) =>
       typeof value === 'string' && value.trim() ? value.trim() : undefined;
     const accessKeyId = text(body?.AccessKeyId);
     const secretAccessKey = text(body?.SecretAccessKey);
     if (!accessKeyId || !secretAccessKey) {
-      throw fail(
-        'endpoint-fields',
-        `The credentials URL ${shown} answered without AccessKeyId and SecretAccessKey.`
-      );
+      throw fail('endpoint-fields');
     }
     let expiration: Date | undefined;
     if (body?.Expiration !== undefined && body?.Expiration !== null) {
@@ -286,10 +278,7 @@ export class CredentialsProvider {
         !['string', 'number'].includes(typeof body.Expiration) ||
         isNaN(expiration.getTime())
       ) {
-        throw fail(
-          'endpoint-expiration',
-          `The credentials URL ${shown} answered an Expiration that is not a date.`
-        );
+        throw fail('endpoint-expiration');
       }
     }
     const fetchedAt = now();

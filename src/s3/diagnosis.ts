@@ -2,7 +2,8 @@
  * Turns what the S3 SDK and the browser throw into BookshelfErrors with a
  * cause. No SDK import: the SDK's errors are recognised by name and status.
  */
-import { BookshelfError } from '../errors/errors';
+import { BookshelfError, cancelled, isBookshelfError } from '../errors/errors';
+import type { BookshelfErrorCode, IS3Context } from '../errors/kinds';
 import { displayUrl } from './urls';
 
 /**
@@ -31,17 +32,10 @@ export function isNetworkFailure(error: unknown): boolean {
   );
 }
 
-function where(context: IAccessContext): string {
-  if (context.bucket && context.key) {
-    return `s3://${context.bucket}/${context.key}`;
-  }
-  return context.bucket ? `s3://${context.bucket}` : 'the S3 service';
-}
-
 /**
  * S3 error codes (the SDK's error `name`) by what they mean.
  */
-const ERROR_NAMES: { [name: string]: BookshelfError['code'] } = {
+const ERROR_NAMES: { [name: string]: BookshelfErrorCode } = {
   NoSuchBucket: 'NoSuchBucket',
   NoSuchKey: 'NoSuchKey',
   NoSuchVersion: 'NoSuchVersion',
@@ -74,9 +68,17 @@ const ERROR_NAMES: { [name: string]: BookshelfError['code'] } = {
 };
 
 /**
- * Map an SDK or fetch error to a BookshelfError. The message is English for
- * logs and API callers; `describeError` (src/errors/messages.ts) gives the
- * translated text from the code and the detail.
+ * The S3 service's id of a request, from an SDK error.
+ */
+function requestIdOf(error: unknown): string | undefined {
+  const id = (error as any)?.$metadata?.requestId;
+  return typeof id === 'string' && id ? id : undefined;
+}
+
+/**
+ * Map an SDK or fetch error to a BookshelfError that wraps it (`cause`).
+ * The message is English for logs and API callers; `describeError`
+ * (src/errors/describe.ts) gives the translated text from the same table.
  */
 export function toBookshelfError(
   error: unknown,
@@ -85,40 +87,42 @@ export function toBookshelfError(
   if (error instanceof BookshelfError) {
     return error;
   }
-  const endpoint = context.endpointUrl
-    ? displayUrl(context.endpointUrl)
-    : undefined;
-  const detail: BookshelfError['detail'] = {
-    bucket: context.bucket,
-    key: context.key,
-    versionId: context.versionId,
-    endpoint
-  };
+  const cause = { cause: error };
   if (error instanceof Error && error.name === 'AbortError') {
-    return new BookshelfError('Cancelled', 'The transfer was cancelled.');
+    return cancelled(cause);
   }
   const jupyterStatus = (error as any)?.response?.status;
   if (typeof jupyterStatus === 'number' && !(error as any)?.$metadata) {
     // A Jupyter server's answer (ServerConnection.ResponseError), not S3's.
     const said = error instanceof Error ? error.message.trim() : '';
     return new BookshelfError(
-      'Unknown',
-      `The Jupyter server answered HTTP ${jupyterStatus}${said && said.length <= 300 ? `: ${said}` : ''}.`,
-      { status: jupyterStatus, source: 'jupyter' }
+      {
+        code: 'Unknown',
+        detail: {
+          source: 'jupyter',
+          status: jupyterStatus,
+          said: said && said.length <= 300 ? said : undefined
+        }
+      },
+      cause
     );
   }
+  const s3: IS3Context = {
+    bucket: context.bucket,
+    key: context.key,
+    versionId: context.versionId,
+    endpoint: context.endpointUrl ? displayUrl(context.endpointUrl) : undefined,
+    requestId: requestIdOf(error)
+  };
   if (isNetworkFailure(error)) {
     return new BookshelfError(
-      'Unreachable',
-      `The S3 service${
-        endpoint ? ` at ${endpoint}` : ''
-      } could not be reached, or it refused this page's origin (CORS).`,
-      { ...detail, reason: 'network' }
+      { code: 'Unreachable', detail: { ...s3, reason: 'network' } },
+      cause
     );
   }
   const name: string = (error as any)?.name ?? (error as any)?.Code ?? '';
   const status: number | undefined = (error as any)?.$metadata?.httpStatusCode;
-  let code: BookshelfError['code'] | undefined = ERROR_NAMES[name];
+  let code: BookshelfErrorCode | undefined = ERROR_NAMES[name];
   if (name === 'InvalidArgument' && context.versionId) {
     // S3 answers a malformed version id so.
     code = 'NoSuchVersion';
@@ -140,83 +144,43 @@ export function toBookshelfError(
   }
   switch (code) {
     case 'NoSuchBucket':
-      return new BookshelfError(
-        code,
-        `The bucket '${context.bucket}' does not exist.`,
-        detail
-      );
     case 'NoSuchKey':
-      return new BookshelfError(
-        code,
-        `There is no object ${where(context)}.`,
-        detail
-      );
     case 'NoSuchVersion':
-      return new BookshelfError(
-        code,
-        `${where(context)} has no version '${context.versionId}'.`,
-        detail
-      );
     case 'AccessDenied':
-      return new BookshelfError(
-        code,
-        `Access to ${where(context)} was denied.`,
-        detail
-      );
+    case 'ExpiredCredentials':
+    case 'PreconditionFailed':
+      return new BookshelfError({ code, detail: s3 }, cause);
     case 'InvalidCredentials':
       return new BookshelfError(
-        code,
-        name === 'RequestTimeTooSkewed'
-          ? "The S3 service refused the request because this computer's clock is wrong."
-          : 'The S3 service did not accept the credentials.',
         {
-          ...detail,
-          reason: name === 'RequestTimeTooSkewed' ? 'clock-skew' : 'refused'
-        }
-      );
-    case 'ExpiredCredentials':
-      return new BookshelfError(
-        code,
-        'The S3 credentials have expired.',
-        detail
-      );
-    case 'PreconditionFailed':
-      return new BookshelfError(
-        code,
-        `${where(context)} was changed by someone else meanwhile.`,
-        detail
+          code,
+          detail: {
+            ...s3,
+            reason: name === 'RequestTimeTooSkewed' ? 'clock-skew' : 'refused'
+          }
+        },
+        cause
       );
     case 'Corrupted':
       return new BookshelfError(
-        'Corrupted',
-        `The S3 service refused the upload to ${where(context)}: the bytes it received were damaged on the way, so it stored nothing.`,
-        { ...detail, reason: 'upload' }
+        { code, detail: { ...s3, reason: 'upload' } },
+        cause
       );
     case 'SlowDown':
-      return new BookshelfError(
-        code,
-        'The S3 service is busy and asked to slow down; it still was after several tries.',
-        { ...detail, status }
-      );
     case 'ServerError':
-      return new BookshelfError(
-        code,
-        `The S3 service failed${
-          status ? ` (HTTP ${status})` : ''
-        }; it still did after several tries.`,
-        { ...detail, status }
-      );
+      return new BookshelfError({ code, detail: { ...s3, status } }, cause);
     case 'Unreachable':
       return new BookshelfError(
-        code,
-        `The S3 service${endpoint ? ` at ${endpoint}` : ''} did not answer in time.`,
-        { ...detail, reason: 'timeout' }
+        { code, detail: { ...s3, reason: 'timeout' } },
+        cause
       );
   }
   return new BookshelfError(
-    'Unknown',
-    `The S3 request for ${where(context)} failed${name ? ` (${name})` : ''}.`,
-    { ...detail, status, name: name || undefined }
+    {
+      code: 'Unknown',
+      detail: { ...s3, source: 's3', status, name: name || undefined }
+    },
+    cause
   );
 }
 
@@ -291,25 +255,35 @@ export async function diagnoseNetworkFailure(
   fetchImpl: typeof fetch = fetch,
   forcePathStyle = true
 ): Promise<BookshelfError> {
-  if (error.code !== 'Unreachable' || error.detail.reason !== 'network') {
+  if (
+    !isBookshelfError(error, 'Unreachable') ||
+    error.detail.reason !== 'network'
+  ) {
     return error;
   }
   if (!endpointUrl) {
     return error;
   }
-  const endpoint = displayUrl(endpointUrl);
+  // Where the failure happened, without the undiagnosed `reason`.
+  const s3: IS3Context = {
+    bucket: error.detail.bucket,
+    key: error.detail.key,
+    versionId: error.detail.versionId,
+    mode: error.detail.mode,
+    endpoint: displayUrl(endpointUrl)
+  };
+  const cause = { cause: error };
   if (!(await probeReachable(endpointUrl, fetchImpl))) {
     return new BookshelfError(
-      'Unreachable',
-      `The S3 service at ${endpoint} could not be reached.`,
-      { ...error.detail, endpoint, reason: 'unreachable' }
+      { code: 'Unreachable', detail: { ...s3, reason: 'unreachable' } },
+      cause
     );
   }
-  const bucket = error.detail.bucket;
+  const bucket = s3.bucket;
   if (bucket) {
     let allowed = false;
     try {
-      await fetchImpl(bucketUrl(endpointUrl, String(bucket), forcePathStyle), {
+      await fetchImpl(bucketUrl(endpointUrl, bucket, forcePathStyle), {
         mode: 'cors',
         cache: 'no-store',
         credentials: 'omit'
@@ -319,23 +293,8 @@ export async function diagnoseNetworkFailure(
       allowed = false;
     }
     if (allowed) {
-      return new BookshelfError(
-        'Interrupted',
-        `The connection to the S3 service at ${endpoint} was lost during the transfer of ${where(
-          {
-            bucket: String(bucket),
-            key: error.detail.key ? String(error.detail.key) : undefined
-          }
-        )}.`,
-        { ...error.detail, endpoint, reason: 'connection' }
-      );
+      return new BookshelfError({ code: 'Interrupted', detail: s3 }, cause);
     }
   }
-  return new BookshelfError(
-    'CorsRefused',
-    bucket
-      ? `The S3 service at ${endpoint} answers, but the bucket '${bucket}' does not allow requests from this page: either the bucket does not exist, or its CORS rules do not allow this page's origin.`
-      : `The S3 service at ${endpoint} answers, but its CORS rules do not allow this page's origin.`,
-    { ...error.detail, endpoint, reason: 'cors' }
-  );
+  return new BookshelfError({ code: 'CorsRefused', detail: s3 }, cause);
 }

@@ -8,6 +8,7 @@
  * refuses a body damaged on the way instead of storing it.
  */
 import { BookshelfError } from '../errors/errors';
+import type { IS3Context } from '../errors/kinds';
 import { md5, toBase64, toHex } from './md5';
 
 /**
@@ -44,7 +45,7 @@ export function etagMd5(head: IIntegrityHead): string | null {
 export function checkDownload(
   bytes: Uint8Array,
   head: IIntegrityHead,
-  where: string,
+  location: IS3Context,
   digest?: Uint8Array
 ): void {
   const expected = etagMd5(head);
@@ -54,11 +55,10 @@ export function checkDownload(
   // The digest may have been computed while the bytes arrived.
   const actual = toHex(digest ?? md5(bytes));
   if (actual !== expected) {
-    throw new BookshelfError(
-      'Corrupted',
-      `The bytes received for ${where} do not match its checksum (ETag): the download was damaged on the way.`,
-      { expected, actual, reason: 'checksum' }
-    );
+    throw new BookshelfError({
+      code: 'Corrupted',
+      detail: { ...location, reason: 'checksum', expected, actual }
+    });
   }
 }
 

@@ -2,7 +2,9 @@
  * MD5 (RFC 1321), for checking transfers against S3: a single-part object's
  * ETag is the MD5 of its bytes, and an upload's `Content-MD5` header lets
  * the server refuse a body damaged on the way. Browsers' Web Crypto has no
- * MD5. Not for security: MD5 only detects accidental damage here.
+ * MD5. Not for security: MD5 only detects accidental damage here. Written
+ * here rather than taken from the SDK (@smithy/md5-js): about 3–4× faster
+ * on the same bytes (`bench/md5.js`, figures in bench/README.md).
  */
 
 /**

@@ -3,7 +3,7 @@
  * SDK import: the clone, which checks a download's checksum while its save
  * is in flight, retries with the same loop.
  */
-import { BookshelfError } from '../errors/errors';
+import { BookshelfError, cancelled, isBookshelfError } from '../errors/errors';
 
 /**
  * How many times a download is tried when its body is cut off or damaged
@@ -49,10 +49,7 @@ export async function retryDamaged<T>(
  * which trying again may cure.
  */
 export function isDamagedTransfer(error: unknown): boolean {
-  return (
-    error instanceof BookshelfError &&
-    (error.code === 'Interrupted' || error.code === 'Corrupted')
-  );
+  return isBookshelfError(error, 'Interrupted', 'Corrupted');
 }
 
 /**
@@ -61,9 +58,7 @@ export function isDamagedTransfer(error: unknown): boolean {
  */
 export function isChecksumMismatch(error: unknown): boolean {
   return (
-    error instanceof BookshelfError &&
-    error.code === 'Corrupted' &&
-    error.detail?.reason === 'checksum'
+    isBookshelfError(error, 'Corrupted') && error.detail.reason === 'checksum'
   );
 }
 
@@ -71,11 +66,7 @@ export function isChecksumMismatch(error: unknown): boolean {
  * The error of the last attempt, saying how many there were.
  */
 function triedTimes(error: BookshelfError, attempts: number): BookshelfError {
-  return new BookshelfError(
-    error.code,
-    `${error.message} It still was after ${attempts} tries.`,
-    { ...error.detail, attempts }
-  );
+  return error.withContext({ attempts });
 }
 
 /**
@@ -85,7 +76,7 @@ function pause(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
     const onAbort = () => {
       clearTimeout(timer);
-      reject(new BookshelfError('Cancelled', 'The transfer was cancelled.'));
+      reject(cancelled());
     };
     const timer = setTimeout(() => {
       signal?.removeEventListener('abort', onAbort);

@@ -61,11 +61,10 @@ export function resolveServerUrl(url: string, baseUrl: string): string {
       ? new URL(url, base.origin)
       : new URL(URLExt.join(base.pathname, url), base.origin);
   if (resolved.origin !== base.origin) {
-    throw new BookshelfError(
-      'NotConfigured',
-      'The credentials URL must be on the Jupyter server.',
-      { reason: 'endpoint-cross-origin', url: displayUrl(url) }
-    );
+    throw new BookshelfError({
+      code: 'NotConfigured',
+      detail: { reason: 'endpoint-cross-origin', url: displayUrl(url) }
+    });
   }
   return resolved.href;
 }

@@ -1,17 +1,17 @@
 /**
- * The Bookshelf service behind the IBookshelf token: settings, credentials
- * and the lazily loaded S3 client, with clone, publish and info. No UI here;
- * the plugins add dialogs around it.
+ * The model: the plain backend of the IBookshelf service (`./service.ts`),
+ * with the settings it is given, credentials and the lazily loaded S3
+ * client, clone, publish and info. No UI here; the plugins add dialogs
+ * around it.
  */
 import { URLExt } from '@jupyterlab/coreutils';
 import { Contents, ServerConnection } from '@jupyterlab/services';
 import { nullTranslator, TranslationBundle } from '@jupyterlab/translation';
-import { ISignal, Signal } from '@lumino/signaling';
 
 import { ByteCollector } from '../transfer/bytes';
 import type { ICloneDependencies } from '../clone/clone';
 import { TRANSLATION_DOMAIN } from '../package';
-import { BookshelfError } from '../errors/errors';
+import { BookshelfError, isBookshelfError } from '../errors/errors';
 import {
   ConditionalWritesMemory,
   type IConditionalWrites,
@@ -25,8 +25,8 @@ import { loadObjectStore } from '../s3/loader';
 import type { IObjectStore } from '../s3/types';
 import { checkSettings, DEFAULT_SETTINGS, features } from '../settings/checks';
 import { IHub, linkBase } from '../settings/deployment';
-import {
-  IBookshelf,
+import type { IBookshelfBackend } from './service';
+import type {
   IBookshelfInfo,
   IBookshelfSettings,
   ICloneOptions,
@@ -91,9 +91,9 @@ export interface IBookshelfModelOptions {
 }
 
 /**
- * The Bookshelf service.
+ * The Bookshelf model.
  */
-export class BookshelfModel implements IBookshelf {
+export class BookshelfModel implements IBookshelfBackend {
   constructor(options: IBookshelfModelOptions) {
     this._options = options;
     this._trans = options.trans ?? nullTranslator.load(TRANSLATION_DOMAIN);
@@ -101,10 +101,6 @@ export class BookshelfModel implements IBookshelf {
 
   get settings(): IBookshelfSettings {
     return this._settings;
-  }
-
-  get settingsChanged(): ISignal<IBookshelf, IBookshelfSettings> {
-    return this._settingsChanged;
   }
 
   get contents(): Contents.IManager {
@@ -127,7 +123,7 @@ export class BookshelfModel implements IBookshelf {
   }
 
   /**
-   * Replace the settings (from the settings registry).
+   * Take the settings (the service passes on those of the settings registry).
    */
   updateSettings(settings: IBookshelfSettings): void {
     // Settings of another mode may hold credentials we must not keep.
@@ -135,7 +131,6 @@ export class BookshelfModel implements IBookshelf {
       this._options.credentials.forget();
     }
     this._settings = settings;
-    this._settingsChanged.emit(settings);
   }
 
   /**
@@ -172,17 +167,14 @@ export class BookshelfModel implements IBookshelf {
     );
     const mode = settings.credentials.mode;
     if (
-      (failure.code === 'InvalidCredentials' &&
+      (isBookshelfError(failure, 'InvalidCredentials') &&
         failure.detail.reason === 'refused') ||
       failure.code === 'ExpiredCredentials'
     ) {
       // The next try asks again (session) or fetches new ones (endpoint).
       this._options.credentials.invalidate(settings);
     }
-    return new BookshelfError(failure.code, failure.message, {
-      ...failure.detail,
-      mode
-    });
+    return failure.withContext({ mode });
   }
 
   async clone(
@@ -234,11 +226,13 @@ export class BookshelfModel implements IBookshelf {
   private _refuseInvalidSettings(): void {
     const problems = checkSettings(this._settings, false, this._trans);
     if (problems.length) {
-      throw new BookshelfError(
-        'NotConfigured',
-        problems.map(problem => problem.message).join(' '),
-        { reason: 'settings' }
-      );
+      throw new BookshelfError({
+        code: 'NotConfigured',
+        detail: {
+          reason: 'settings',
+          message: problems.map(problem => problem.message).join(' ')
+        }
+      });
     }
   }
 
@@ -410,6 +404,5 @@ export class BookshelfModel implements IBookshelf {
   private _options: IBookshelfModelOptions;
   private _trans: TranslationBundle;
   private _settings: IBookshelfSettings = DEFAULT_SETTINGS;
-  private _settingsChanged = new Signal<IBookshelf, IBookshelfSettings>(this);
   private _conditionalWrites = new ConditionalWritesMemory();
 }

@@ -1,12 +1,12 @@
 /**
- * The object behind the IBookshelf token at start-up: the settings, and
- * operations that load the model (S3 credentials, clone, publish, info)
- * on first use, so that JupyterLab's start-up does not fetch their code.
+ * The one implementation of the IBookshelf token: the settings and their
+ * signal, and operations that load the backend (the model: S3
+ * credentials, clone, publish, info) on first use, so that JupyterLab's
+ * start-up does not fetch their code.
  */
 import { ISignal, Signal } from '@lumino/signaling';
 import type { Contents } from '@jupyterlab/services';
 
-import type { BookshelfModel } from './model';
 import { DEFAULT_SETTINGS } from '../settings/parse';
 import type {
   IBookshelf,
@@ -21,12 +21,25 @@ import type {
 } from '../tokens';
 
 /**
- * The operations of the model that the service hands on.
+ * What the service hands its operations on to: a plain backend (the model,
+ * `./model.ts`), which keeps no signal and is not the token.
  */
-export type IBookshelfBackend = Pick<
-  BookshelfModel,
-  'info' | 'clone' | 'publishTarget' | 'publish' | 'updateSettings'
-> & { credentials: { forget(): void } };
+export interface IBookshelfBackend {
+  /** Take the effective settings (the service calls it on every change). */
+  updateSettings(settings: IBookshelfSettings): void;
+  /** The S3 credentials the backend holds. */
+  readonly credentials: { forget(): void };
+  info(options?: IInfoOptions): Promise<IBookshelfInfo>;
+  clone(
+    request: ICloneRequest,
+    options?: ICloneOptions
+  ): Promise<Contents.IModel>;
+  publishTarget(
+    path: string,
+    destination?: string
+  ): Promise<IPublishTargetInfo>;
+  publish(path: string, options?: IPublishOptions): Promise<IPublishResult>;
+}
 
 /**
  * The Bookshelf service.

@@ -5,6 +5,8 @@ import * as React from 'react';
 import '../../style/widgets.css';
 
 import { validateCloneRequest } from '../clone/request';
+import { describeError } from '../errors/describe';
+import { BookshelfError } from '../errors/errors';
 import { isBucketAllowed, keyBaseName, parseS3Url } from '../s3/names';
 import type { ICloneRequest } from '../tokens';
 
@@ -91,10 +93,16 @@ export function formProblems(
     options.fromLink &&
     !isBucketAllowed(values.bucket, options.allowedBuckets)
   ) {
-    problems.bucket = trans.__(
-      'Links may not clone from the bucket "%1": it is not in the "Buckets links may clone from" (allowedBuckets) setting of Bookshelf.',
-      values.bucket
+    // The dialog refuses the bucket before any request exists; the words
+    // are those of the error (the server's landing page answers it).
+    const { message, fix } = describeError(
+      new BookshelfError({
+        code: 'BucketNotAllowed',
+        detail: { bucket: values.bucket }
+      }),
+      trans
     );
+    problems.bucket = `${message} ${fix}`;
   }
   return problems;
 }

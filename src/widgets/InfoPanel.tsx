@@ -5,7 +5,7 @@ import * as React from 'react';
 
 import '../../style/widgets.css';
 
-import { describeError } from '../errors/messages';
+import { describeError } from '../errors/describe';
 import { publicSettings } from '../settings/checks';
 import type { IBookshelf, IBookshelfInfo, IInfoCheck } from '../tokens';
 

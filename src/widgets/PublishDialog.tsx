@@ -4,7 +4,7 @@ import * as React from 'react';
 
 import '../../style/widgets.css';
 
-import { describeError } from '../errors/messages';
+import { describeError } from '../errors/describe';
 import type { IPublishTargetInfo, OverwritePolicy } from '../tokens';
 
 /**

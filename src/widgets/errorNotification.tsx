@@ -2,7 +2,7 @@ import { Dialog, Notification, showDialog } from '@jupyterlab/apputils';
 import type { TranslationBundle } from '@jupyterlab/translation';
 import * as React from 'react';
 
-import { describeError, IErrorDescription } from '../errors/messages';
+import { describeError, IErrorDescription } from '../errors/describe';
 
 /**
  * The whole description of an error: message, fix and the CORS rule to add.
@@ -22,6 +22,12 @@ export function ErrorDetails(props: {
       )}
       {description.rule && (
         <pre className="jp-Bookshelf-error-rule">{description.rule}</pre>
+      )}
+      {description.requestId && (
+        <p className="jp-Bookshelf-error-requestId">
+          {trans.__('S3 request id (for the administrator of the S3 service):')}{' '}
+          <code>{description.requestId}</code>
+        </p>
       )}
     </div>
   );

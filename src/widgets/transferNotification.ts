@@ -1,23 +1,14 @@
 import { Notification } from '@jupyterlab/apputils';
+import { formatFileSize } from '@jupyterlab/filebrowser';
 import { TranslationBundle } from '@jupyterlab/translation';
 
 import type { ITransferProgress } from '../tokens';
 
 /**
- * Bytes as a person reads them.
+ * Bytes as a person reads them, as the file browser shows file sizes.
  */
 export function formatBytes(bytes: number): string {
-  if (bytes < 1024) {
-    return `${bytes} B`;
-  }
-  const units = ['KB', 'MB', 'GB'];
-  let value = bytes / 1024;
-  let unit = 0;
-  while (value >= 1024 && unit < units.length - 1) {
-    value /= 1024;
-    unit++;
-  }
-  return `${value.toFixed(value < 10 ? 1 : 0)} ${units[unit]}`;
+  return formatFileSize(bytes, 1, 1024);
 }
 
 /**

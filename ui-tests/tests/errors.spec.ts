@@ -176,9 +176,7 @@ test.describe('a closed port', () => {
       target_path: `${tmpPath}/`
     });
     expect(error.code).toBe('Unreachable');
-    expect(error.message).toBe(
-      `The S3 service at http://127.0.0.1:${port} could not be reached.`
-    );
+    expect(error.message).toBe(`Nothing answers at http://127.0.0.1:${port}.`);
     const toast = await cloneFromDialog(
       page,
       'examples',

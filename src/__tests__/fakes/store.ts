@@ -179,11 +179,10 @@ export class FakeObjectStore implements IObjectStore {
     const version = this._version(bucket, key, options.versionId);
     const total = version.bytes.length;
     if (options.maxBytes !== undefined && total > options.maxBytes) {
-      throw new BookshelfError(
-        'TooLarge',
-        `The object is ${total} bytes, more than the ${options.maxBytes} that may be downloaded.`,
-        { size: total, limit: options.maxBytes }
-      );
+      throw new BookshelfError({
+        code: 'TooLarge',
+        detail: { size: total, limit: options.maxBytes }
+      });
     }
     const stepSize = this.options.stepSize ?? 64 * 1024;
     let loaded = 0;
@@ -204,11 +203,16 @@ export class FakeObjectStore implements IObjectStore {
       bytes[bytes.length >> 1] ^= 0x20;
     }
     const damaged = () =>
-      new BookshelfError(
-        'Corrupted',
-        `The bytes received for s3://${bucket}/${key} do not match its checksum (ETag): the download was damaged on the way.`,
-        { reason: 'checksum', bucket, key }
-      );
+      new BookshelfError({
+        code: 'Corrupted',
+        detail: {
+          reason: 'checksum',
+          expected: etagOf(bytes),
+          actual: 'damaged',
+          bucket,
+          key
+        }
+      });
     if (!options.deferChecksum) {
       throw damaged();
     }
@@ -243,30 +247,24 @@ export class FakeObjectStore implements IObjectStore {
     const latest = versions?.[versions.length - 1];
     const checked = !this.options.ignoreConditions;
     if (checked && options.ifNoneMatch === '*' && latest) {
-      throw new BookshelfError(
-        'PreconditionFailed',
-        `The object s3://${bucket}/${key} already exists.`,
-        { bucket, key }
-      );
+      throw new BookshelfError({
+        code: 'PreconditionFailed',
+        detail: { bucket, key }
+      });
     }
     if (checked && options.ifMatch !== undefined && !latest) {
       // S3 answers If-Match on a missing key so.
-      throw new BookshelfError(
-        'NoSuchKey',
-        `There is no object s3://${bucket}/${key}.`,
-        { bucket, key }
-      );
+      throw new BookshelfError({ code: 'NoSuchKey', detail: { bucket, key } });
     }
     if (
       checked &&
       options.ifMatch !== undefined &&
       latest?.etag !== options.ifMatch
     ) {
-      throw new BookshelfError(
-        'PreconditionFailed',
-        `The object s3://${bucket}/${key} changed since it was read.`,
-        { bucket, key }
-      );
+      throw new BookshelfError({
+        code: 'PreconditionFailed',
+        detail: { bucket, key }
+      });
     }
     const versionId = this.addObject(bucket, key, body, options.contentType);
     const stored = this._bucket(bucket).objects.get(key)!;
@@ -342,11 +340,7 @@ export class FakeObjectStore implements IObjectStore {
   private _bucket(bucket: string): IBucket {
     const stored = this._buckets.get(bucket);
     if (!stored) {
-      throw new BookshelfError(
-        'NoSuchBucket',
-        `The bucket '${bucket}' does not exist; check its name.`,
-        { bucket }
-      );
+      throw new BookshelfError({ code: 'NoSuchBucket', detail: { bucket } });
     }
     return stored;
   }
@@ -358,11 +352,7 @@ export class FakeObjectStore implements IObjectStore {
   ): IStoredVersion {
     const versions = this._bucket(bucket).objects.get(key);
     if (!versions || versions.length === 0) {
-      throw new BookshelfError(
-        'NoSuchKey',
-        `The object '${key}' does not exist in the bucket '${bucket}'; check the key.`,
-        { bucket, key }
-      );
+      throw new BookshelfError({ code: 'NoSuchKey', detail: { bucket, key } });
     }
     if (versionId === undefined) {
       return versions[versions.length - 1];
@@ -371,11 +361,10 @@ export class FakeObjectStore implements IObjectStore {
       candidate => candidate.versionId === versionId
     );
     if (!version) {
-      throw new BookshelfError(
-        'NoSuchVersion',
-        `The version '${versionId}' of '${key}' does not exist; check the version id.`,
-        { bucket, key, versionId }
-      );
+      throw new BookshelfError({
+        code: 'NoSuchVersion',
+        detail: { bucket, key, versionId }
+      });
     }
     return version;
   }
@@ -426,7 +415,7 @@ function head(version: IStoredVersion): IObjectHead {
 
 function cancelIfAborted(signal?: AbortSignal): void {
   if (signal?.aborted) {
-    throw new BookshelfError('Cancelled', 'The transfer was cancelled.');
+    throw new BookshelfError({ code: 'Cancelled', detail: {} });
   }
 }
 
