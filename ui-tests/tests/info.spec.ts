@@ -96,9 +96,11 @@ test.describe('on the demo configuration', () => {
     const browser = await callBookshelf<any>(page, 'info');
     const response = await page.request.get(`${baseURL}/api/bookshelf`);
     const shim = await response.json();
-    // The settings files only the server can read: nothing wrong in them.
-    const { settings_files_problems, ...shared } = shim;
+    // What only the server knows: its settings files, nothing wrong in
+    // them, and its own mode (the test Lab runs in server-side mode).
+    const { settings_files_problems, server_access, ...shared } = shim;
     expect(settings_files_problems).toEqual([]);
+    expect(server_access).toBe(true);
     expect(browser).toEqual(shared);
     expect(shim.features.publish_valid).toBe(true);
     const live = await callBookshelf<any>(page, 'info', { live: true });
@@ -157,8 +159,9 @@ test.describe('on settings the server reads too', () => {
         await page.request.get(`${baseURL}/api/bookshelf`)
       ).json();
       // The file is valid JSON: its values are wrong, which both see.
-      const { settings_files_problems, ...shared } = shim;
+      const { settings_files_problems, server_access, ...shared } = shim;
       expect(settings_files_problems).toEqual([]);
+      expect(server_access).toBe(true);
       expect(browser).toEqual(shared);
       expect(shim.features.clone_valid).toBe(false);
       expect(shim.features.endpoint_url).toBe('http://127.0.0.1:9');
