@@ -38,6 +38,7 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "scripts"))
 
 import s3_fixture  # noqa: E402
+from jupyter_process import start_server_access_jupyter  # noqa: E402
 from processes import stop_process  # noqa: E402
 
 MB = 1024 * 1024
@@ -75,59 +76,21 @@ def notebook_of(size: int) -> bytes:
 
 
 def start_jupyter(root: Path, work: Path, endpoint: str, port: int) -> subprocess.Popen:
-    settings = work / "app_settings"
-    settings.mkdir()
-    (settings / "overrides.json").write_text(
-        json.dumps(
-            {
-                "jupyterlab-bookshelf:core": {
-                    "endpointUrl": endpoint,
-                    "forcePathStyle": True,
-                    "publishBucket": "published",
-                    "publishPrefix": "bench/",
-                    "overwritePolicy": "always",
-                    "maxObjectSizeMB": 4096,
-                }
-            }
-        )
+    process, _env = start_server_access_jupyter(
+        root,
+        work,
+        {
+            "endpointUrl": endpoint,
+            "forcePathStyle": True,
+            "publishBucket": "published",
+            "publishPrefix": "bench/",
+            "overwritePolicy": "always",
+            "maxObjectSizeMB": 4096,
+        },
+        port,
+        TOKEN,
     )
-    config = work / "config"
-    config.mkdir()
-    (config / "jupyter_server_config.json").write_text(
-        json.dumps(
-            {
-                "ServerApp": {
-                    "jpserver_extensions": {"jupyterlab": True, "jupyterlab_bookshelf": True},
-                    "root_dir": str(root),
-                    "open_browser": False,
-                    "allow_root": True,
-                },
-                "LabApp": {"app_settings_dir": str(settings)},
-            }
-        )
-    )
-    env = {
-        **os.environ,
-        "PYTHONPATH": str(REPO),
-        "JUPYTER_CONFIG_DIR": str(config),
-        "JUPYTER_RUNTIME_DIR": str(work / "runtime"),
-        "AWS_ACCESS_KEY_ID": s3_fixture.DEMO_ACCESS_KEY,
-        "AWS_SECRET_ACCESS_KEY": s3_fixture.DEMO_SECRET_KEY,
-    }
-    process = subprocess.Popen(
-        [sys.executable, "-m", "jupyter_server", f"--port={port}", "--ip=127.0.0.1",
-         f"--IdentityProvider.token={TOKEN}", "--Bookshelf.server_access=True"],
-        env=env, cwd=root, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-    )  # fmt: skip
-    url = f"http://127.0.0.1:{port}/"
-    for _ in range(300):
-        try:
-            requests.get(url + "api/status", timeout=1)
-            return process
-        except requests.RequestException:
-            time.sleep(0.1)
-    stop_process(process)
-    raise RuntimeError("jupyter server did not start")
+    return process
 
 
 def timed(action) -> float:

@@ -11,7 +11,6 @@ import os
 import re
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -239,75 +238,27 @@ def _free_jupyter_port() -> int:
 @pytest.fixture
 def jupyter_process(tmp_path, moto):
     """``jupyter server --Bookshelf.server_access=True`` with its own config, runtime and
-    settings folders; stopped by its PID."""
+    settings folders (scripts/jupyter_process.py); stopped by its PID."""
+    from jupyter_process import start_server_access_jupyter
     from processes import stop_process
 
     root = tmp_path / "root"
     root.mkdir()
-    config_dir = tmp_path / "config"
-    config_dir.mkdir()
-    settings_dir = tmp_path / "app_settings"
-    settings_dir.mkdir()
-    (settings_dir / "overrides.json").write_text(
-        json.dumps(
-            {
-                "jupyterlab-bookshelf:core": {
-                    "endpointUrl": moto.endpoint_url,
-                    "forcePathStyle": True,
-                    "publishBucket": "published",
-                    "publishPrefix": "cli/",
-                }
-            }
-        )
-    )
-    (config_dir / "jupyter_server_config.json").write_text(
-        json.dumps(
-            {
-                "ServerApp": {
-                    "jpserver_extensions": {"jupyterlab": True, "jupyterlab_bookshelf": True},
-                    "root_dir": str(root),
-                    "open_browser": False,
-                    "allow_root": True,
-                },
-                "LabApp": {"app_settings_dir": str(settings_dir)},
-            }
-        )
-    )
-    env = {
-        **os.environ,
-        "PYTHONPATH": str(REPO),
-        "JUPYTER_CONFIG_DIR": str(config_dir),
-        "JUPYTER_RUNTIME_DIR": str(tmp_path / "runtime"),
-        "JUPYTER_DATA_DIR": str(tmp_path / "data"),
-        "AWS_ACCESS_KEY_ID": s3_fixture.DEMO_ACCESS_KEY,
-        "AWS_SECRET_ACCESS_KEY": s3_fixture.DEMO_SECRET_KEY,
-        "AWS_CONFIG_FILE": str(tmp_path / "none"),
-        "AWS_SHARED_CREDENTIALS_FILE": str(tmp_path / "none"),
-    }
-    for name in ("JUPYTER_SERVER_URL", "JUPYTER_TOKEN", "JUPYTERHUB_API_TOKEN",
-                 "JUPYTERHUB_SERVICE_URL", "AWS_PROFILE"):  # fmt: skip
-        env.pop(name, None)
     port = _free_jupyter_port()
     token = "cli-test-token"
-    process = subprocess.Popen(
-        [sys.executable, "-m", "jupyter_server", "--no-browser", f"--port={port}",
-         "--ip=127.0.0.1", f"--IdentityProvider.token={token}",
-         "--Bookshelf.server_access=True"],
-        cwd=root, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-    )  # fmt: skip
+    process, env = start_server_access_jupyter(
+        root,
+        tmp_path,
+        {
+            "endpointUrl": moto.endpoint_url,
+            "forcePathStyle": True,
+            "publishBucket": "published",
+            "publishPrefix": "cli/",
+        },
+        port,
+        token,
+    )
     url = f"http://127.0.0.1:{port}/"
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        try:
-            if requests.get(url + "api/status", timeout=1).status_code < 500:
-                break
-        except requests.RequestException:
-            time.sleep(0.2)
-    else:
-        stop_process(process)
-        raise RuntimeError(
-            "jupyter server did not start: " + process.stderr.read().decode()[-2000:]
-        )
     yield {"root": root, "env": env, "url": url, "token": token}
     stop_process(process)
 
