@@ -81,6 +81,18 @@ class _BookshelfMixin:
         return committer
 
 
+async def finish_created(handler: Any, path: str) -> None:
+    """Answer 201 with the new file's contents model (without content), as the contents API
+    answers a file it created."""
+    model = await ensure_async(handler.contents_manager.get(path, content=False))
+    handler.set_status(201)
+    handler.set_header(
+        "Location", url_path_join(handler.base_url, "api", "contents", url_escape(path))
+    )
+    handler.set_header("Content-Type", "application/json")
+    handler.finish(json.dumps(model, default=json_default))
+
+
 def unexpected(handler: Any, what: str) -> BookshelfError:
     """A failure nobody foresaw: the details go to the server's log, never to the caller."""
     handler.log.exception("Bookshelf: server-side %s failed unexpectedly", what)
@@ -229,13 +241,7 @@ class _CloneRequestMixin(_BookshelfMixin):
         except Exception:
             finish_error(self, unexpected(self, "clone"))
             return
-        model = await ensure_async(self.contents_manager.get(path, content=False))
-        self.set_status(201)
-        self.set_header(
-            "Location", url_path_join(self.base_url, "api", "contents", url_escape(path))
-        )
-        self.set_header("Content-Type", "application/json")
-        self.finish(json.dumps(model, default=json_default))
+        await finish_created(self, path)
 
 
 class CloneApiHandler(_CloneRequestMixin, APIHandler):
@@ -363,13 +369,7 @@ class CommitHandler(_BookshelfMixin, APIHandler):
                 ),
             )
             return
-        model = await ensure_async(self.contents_manager.get(path, content=False))
-        self.set_status(201)
-        self.set_header(
-            "Location", url_path_join(self.base_url, "api", "contents", url_escape(path))
-        )
-        self.set_header("Content-Type", "application/json")
-        self.finish(json.dumps(model, default=json_default))
+        await finish_created(self, path)
 
 
 #: Error codes of the contents manager's statuses (BookshelfError codes).
