@@ -26,7 +26,7 @@ import {
   cloneOnServer,
   isCorsRefusal,
   serverAccess,
-  serverErrorMessage
+  withServerNotification
 } from './serverSide';
 import { withTransferNotification } from '../widgets/transferNotification';
 
@@ -136,37 +136,28 @@ export async function runCloneOnServer(
   request: ICloneRequest
 ): Promise<Contents.IModel | null> {
   const { app, trans } = context;
-  const id = Notification.emit(
+  return withServerNotification(
     trans.__(
       'Cloning s3://%1/%2 on the Jupyter server',
       request.s3_bucket,
       request.s3_key
     ),
-    'in-progress',
-    { autoClose: false }
-  );
-  try {
-    const model = await cloneOnServer(
-      request,
-      app.serviceManager.serverSettings
-    );
-    Notification.dismiss(id);
-    await finishClone(context, request, model);
-    return model;
-  } catch (error) {
-    Notification.update({
-      id,
-      message: trans.__(
+    reason =>
+      trans.__(
         'The Jupyter server could not clone s3://%1/%2: %3',
         request.s3_bucket,
         request.s3_key,
-        serverErrorMessage(error)
+        reason
       ),
-      type: 'error',
-      autoClose: false
-    });
-    return null;
-  }
+    async () => {
+      const model = await cloneOnServer(
+        request,
+        app.serviceManager.serverSettings
+      );
+      await finishClone(context, request, model);
+      return model;
+    }
+  );
 }
 
 /**

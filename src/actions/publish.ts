@@ -26,7 +26,7 @@ import {
   isCorsRefusal,
   publishOnServer,
   serverAccess,
-  serverErrorMessage
+  withServerNotification
 } from './serverSide';
 import { notifyError } from '../widgets/errorNotification';
 import { withTransferNotification } from '../widgets/transferNotification';
@@ -276,31 +276,18 @@ export async function runPublishOnServer(
   choice: IServerPublishOptions
 ): Promise<IPublishResult | null> {
   const { trans } = context;
-  const id = Notification.emit(
+  return withServerNotification(
     trans.__('Publishing %1 on the Jupyter server', path),
-    'in-progress',
-    { autoClose: false }
-  );
-  try {
-    const result = await publishOnServer(
-      path,
-      choice,
-      context.app.serviceManager.serverSettings
-    );
-    Notification.dismiss(id);
-    notifyPublished(trans, result);
-    return result;
-  } catch (error) {
-    Notification.update({
-      id,
-      message: trans.__(
-        'The Jupyter server could not publish %1: %2',
+    reason =>
+      trans.__('The Jupyter server could not publish %1: %2', path, reason),
+    async () => {
+      const result = await publishOnServer(
         path,
-        serverErrorMessage(error)
-      ),
-      type: 'error',
-      autoClose: false
-    });
-    return null;
-  }
+        choice,
+        context.app.serviceManager.serverSettings
+      );
+      notifyPublished(trans, result);
+      return result;
+    }
+  );
 }

@@ -8,6 +8,7 @@
  * offered to run there, through the same HTTP API scripts use. The default
  * stays the browser.
  */
+import { Notification } from '@jupyterlab/apputils';
 import { URLExt } from '@jupyterlab/coreutils';
 import type { Contents, ServerConnection } from '@jupyterlab/services';
 
@@ -103,4 +104,30 @@ export function publishOnServer(
     { method: 'PUT', body: JSON.stringify(body) },
     serverSettings
   );
+}
+
+/**
+ * Run `work` (a request to the server and what follows it) under a
+ * notification that says it runs on the server; a failure replaces it with
+ * `failed(the server's message)`. Answers null after a failure.
+ */
+export async function withServerNotification<T>(
+  pending: string,
+  failed: (reason: string) => string,
+  work: () => Promise<T>
+): Promise<T | null> {
+  const id = Notification.emit(pending, 'in-progress', { autoClose: false });
+  try {
+    const result = await work();
+    Notification.dismiss(id);
+    return result;
+  } catch (error) {
+    Notification.update({
+      id,
+      message: failed(serverErrorMessage(error)),
+      type: 'error',
+      autoClose: false
+    });
+    return null;
+  }
 }
