@@ -68,11 +68,19 @@ def unique():
 @pytest.fixture
 def aws_env(monkeypatch, tmp_path):
     """The server's AWS credential chain: the environment (moto checks no signature)."""
-    monkeypatch.setenv("AWS_ACCESS_KEY_ID", s3_fixture.DEMO_ACCESS_KEY)
-    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", s3_fixture.DEMO_SECRET_KEY)
+    yield from keys_in_environment(
+        monkeypatch, tmp_path, s3_fixture.DEMO_ACCESS_KEY, s3_fixture.DEMO_SECRET_KEY
+    )
+
+
+def keys_in_environment(monkeypatch, tmp_path, access_key_id: str, secret: str):
+    """Give the server these keys through the environment, the only part of the AWS chain
+    that counts (no profile, no shared files of the machine's user), with fresh clients
+    before and after. For ``yield from`` in a fixture."""
+    monkeypatch.setenv("AWS_ACCESS_KEY_ID", access_key_id)
+    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", secret)
     for name in ("AWS_SESSION_TOKEN", "AWS_PROFILE", "AWS_DEFAULT_PROFILE"):
         monkeypatch.delenv(name, raising=False)
-    # No shared files of the machine's user: only the environment counts.
     monkeypatch.setenv("AWS_CONFIG_FILE", str(tmp_path / "no-aws-config"))
     monkeypatch.setenv("AWS_SHARED_CREDENTIALS_FILE", str(tmp_path / "no-aws-credentials"))
     forget_clients()

@@ -9,9 +9,9 @@ import pytest
 
 from .s3_servers import (  # noqa: F401  (fixtures)
     api,
-    forget_clients,
     free_port,
     jp_server_config,
+    keys_in_environment,
     lab_dirs,
     reply,
     server_access,
@@ -54,15 +54,7 @@ def secret(s3rver):
 
 @pytest.fixture
 def aws_env(monkeypatch, tmp_path, s3rver, secret):
-    monkeypatch.setenv("AWS_ACCESS_KEY_ID", s3rver.info()["access_key_id"])
-    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", secret)
-    for name in ("AWS_SESSION_TOKEN", "AWS_PROFILE", "AWS_DEFAULT_PROFILE"):
-        monkeypatch.delenv(name, raising=False)
-    monkeypatch.setenv("AWS_CONFIG_FILE", str(tmp_path / "none"))
-    monkeypatch.setenv("AWS_SHARED_CREDENTIALS_FILE", str(tmp_path / "none"))
-    forget_clients()
-    yield
-    forget_clients()
+    yield from keys_in_environment(monkeypatch, tmp_path, s3rver.info()["access_key_id"], secret)
 
 
 @pytest.fixture

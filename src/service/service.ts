@@ -24,21 +24,14 @@ import type {
  * What the service hands its operations on to: a plain backend (the model,
  * `./model.ts`), which keeps no signal and is not the token.
  */
-export interface IBookshelfBackend {
+export interface IBookshelfBackend extends Pick<
+  IBookshelf,
+  'info' | 'clone' | 'publishTarget' | 'publish'
+> {
   /** Take the effective settings (the service calls it on every change). */
   updateSettings(settings: IBookshelfSettings): void;
   /** The S3 credentials the backend holds. */
   readonly credentials: { forget(): void };
-  info(options?: IInfoOptions): Promise<IBookshelfInfo>;
-  clone(
-    request: ICloneRequest,
-    options?: ICloneOptions
-  ): Promise<Contents.IModel>;
-  publishTarget(
-    path: string,
-    destination?: string
-  ): Promise<IPublishTargetInfo>;
-  publish(path: string, options?: IPublishOptions): Promise<IPublishResult>;
 }
 
 /**
