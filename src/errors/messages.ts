@@ -16,7 +16,7 @@ import type {
 } from './kinds';
 import publishRules from '../rules/publish.json';
 import { ruleMessage } from '../rules/translate';
-import { REQUIRED_CORS_RULE } from '../s3/cors';
+import { REQUIRED_CORS_RULE } from '../rules/corsRule';
 
 /**
  * A translated explanation of an error.

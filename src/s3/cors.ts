@@ -17,16 +17,7 @@ export interface ICorsRule {
   exposeHeaders: string[];
 }
 
-/**
- * The CORS rule the extension needs, from its one definition
- * (`src/rules/cors.json`), as S3's console and API take it.
- */
-export const REQUIRED_CORS_RULE = {
-  AllowedMethods: [...corsDefinition.AllowedMethods],
-  AllowedHeaders: [...corsDefinition.AllowedHeaders],
-  ExposeHeaders: [...corsDefinition.ExposeHeaders],
-  MaxAgeSeconds: corsDefinition.MaxAgeSeconds
-};
+export { REQUIRED_CORS_RULE } from '../rules/corsRule';
 
 /**
  * The request headers the S3 SDK sends from the browser on a signed

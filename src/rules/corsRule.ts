@@ -1,0 +1,15 @@
+/**
+ * The CORS rule the extension needs, from its one definition
+ * (`src/rules/cors.json`), as S3's console and API take it. Here, beside the
+ * data, so that the error messages (which show it as a fix) and the S3 layer
+ * (which checks a bucket against it) both import it without importing each
+ * other.
+ */
+import corsDefinition from './cors.json';
+
+export const REQUIRED_CORS_RULE = {
+  AllowedMethods: [...corsDefinition.AllowedMethods],
+  AllowedHeaders: [...corsDefinition.AllowedHeaders],
+  ExposeHeaders: [...corsDefinition.ExposeHeaders],
+  MaxAgeSeconds: corsDefinition.MaxAgeSeconds
+};
