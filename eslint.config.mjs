@@ -18,8 +18,9 @@ export default defineConfig([
       'jupyterlab_bookshelf',
       '.run',
       'tests',
-      '**/__tests__',
-      'ui-tests'
+      'ui-tests/node_modules',
+      'ui-tests/test-results',
+      'ui-tests/playwright-report'
     ]
   },
   js.configs.recommended,
@@ -72,6 +73,34 @@ export default defineConfig([
       curly: ['error', 'all'],
       eqeqeq: 'error',
       'prefer-arrow-callback': 'error'
+    }
+  },
+  {
+    // The tests: typed against their own configurations, held to the same
+    // rules except that their strings are not the person's (no translation)
+    // and that they may reach into what they test.
+    files: ['src/__tests__/**/*.ts', 'src/__tests__/**/*.tsx'],
+    languageOptions: {
+      parserOptions: { project: 'tsconfig.test.json' }
+    },
+    rules: {
+      'jupyter/no-untranslated-string': 'off',
+      'jupyter/command-described-by': 'off'
+    }
+  },
+  {
+    files: ['ui-tests/**/*.ts'],
+    languageOptions: {
+      parserOptions: { project: 'ui-tests/tsconfig.json' }
+    },
+    rules: {
+      'jupyter/no-untranslated-string': 'off',
+      'jupyter/no-dynamic-translation': 'off',
+      'jupyter/incorrect-translator-usage': 'off',
+      'jupyter/command-described-by': 'off',
+      // Playwright reads which fixtures a function needs from its first
+      // parameter's pattern, so a fixture that needs none must write `{}`.
+      'no-empty-pattern': 'off'
     }
   },
   prettierRecommended

@@ -29,10 +29,42 @@ const runDir = path.resolve(
 );
 process.env.BOOKSHELF_TEST_RUN_DIR = runDir;
 
+// Files whose tests change state that the other files share (see projects).
+const PROXY_FILES = ['**/faults.spec.ts', '**/concurrency.spec.ts'];
+const SERVER_SETTINGS_FILES = [
+  '**/fresh-reads.spec.ts',
+  '**/server-settings.spec.ts'
+];
+
 module.exports = {
   ...baseConfig,
-  // One Lab server and one S3 server are shared: run the files one by one.
-  workers: 1,
+  // Two browsers at a time against the one Lab and S3 server. Each test has
+  // its own folder (Galata's tmpPath), its own S3 keys and its own settings
+  // (Galata's mocked settings), so most files run side by side; the projects
+  // below keep apart the few that change what every test would see.
+  workers: Number(process.env.BOOKSHELF_TEST_WORKERS || 2),
+  projects: [
+    {
+      // The fault proxy's rules hold for every request through it: one file
+      // at a time, beside the others. First in the list, so that its long
+      // files start first instead of running alone at the end.
+      name: 'fault-proxy',
+      testMatch: PROXY_FILES,
+      workers: 1
+    },
+    {
+      name: 'side-by-side',
+      testIgnore: [...PROXY_FILES, ...SERVER_SETTINGS_FILES]
+    },
+    {
+      // The server's own user settings (read by the server extension and by
+      // every page that does not mock them): alone, after everything else.
+      name: 'server-settings',
+      testMatch: SERVER_SETTINGS_FILES,
+      dependencies: ['side-by-side', 'fault-proxy'],
+      workers: 1
+    }
+  ],
   retries: 0,
   timeout: 90 * 1000,
   // A loaded two-core machine is slow to start Lab: wait longer than 5 s.

@@ -10,10 +10,11 @@ import { act } from 'react';
 
 import { CredentialsField } from '../widgets/CredentialsField';
 
-// eslint-disable-next-line @typescript-eslint/no-var-requires
+// The schema is JSON outside the test tsconfig's files; require reads it as is.
+// eslint-disable-next-line @typescript-eslint/no-require-imports
 const schema = require('../../schema/core.json');
 // react-dom has no type declarations in this project.
-// eslint-disable-next-line @typescript-eslint/no-var-requires
+// eslint-disable-next-line @typescript-eslint/no-require-imports
 const { createRoot } = require('react-dom/client');
 
 /**

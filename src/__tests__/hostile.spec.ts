@@ -427,8 +427,8 @@ describe('hostile clone requests (links and the API)', () => {
     expect(problem!.message.startsWith(`${field}: `)).toBe(true);
     expect(problem!.message).toContain(words);
     // A message never carries control or formatting characters itself.
-    // eslint-disable-next-line no-control-regex
     expect(problem!.message).not.toMatch(
+      // eslint-disable-next-line no-control-regex -- the point is to find them
       /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/
     );
   });

@@ -20,6 +20,7 @@ import {
   callBookshelf,
   clearFaults,
   expectFaultsApplied,
+  expectNotification,
   filesOnDisk,
   fixture,
   getObject,
@@ -390,10 +391,11 @@ test.describe('clone while the Jupyter server fails', () => {
         : route.fallback()
     );
     await cloneInDialog(page, into(tmpPath));
-    await expect(
-      toast(page, 'The Jupyter server could not save the file')
-    ).toBeVisible({ timeout: 30000 });
-    await expect(toast(page, 'HTTP 500')).toBeVisible();
+    await expectNotification(
+      page,
+      'The Jupyter server could not save the file'
+    );
+    await expectNotification(page, '(HTTP 500');
     await page.unroute('**/api/contents/**');
     expect(await listFolder(page, tmpPath)).toEqual(['saved.ipynb']);
     expect(await readFile(page, `${tmpPath}/saved.ipynb`)).toBe(

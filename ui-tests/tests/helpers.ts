@@ -3,7 +3,12 @@
  * scripts/serve.py (see playwright.config.js), and the IBookshelf service of
  * the page under test.
  */
-import { expect, galata, IJupyterLabPageFixture } from '@jupyterlab/galata';
+import {
+  expect,
+  galata,
+  IJupyterLabPageFixture,
+  test
+} from '@jupyterlab/galata';
 import * as fs from 'fs';
 import * as path from 'path';
 
@@ -475,7 +480,8 @@ export async function proxyLog(
 
 /**
  * Every file below the Jupyter root on disk whose name matches, as paths
- * relative to the root: e.g. the clone's temporary files.
+ * relative to the root: e.g. the clone's temporary files. The folders of
+ * the tests running beside this one are left out.
  */
 export function filesOnDisk(pattern: RegExp): string[] {
   const root = fixture().root_dir;
@@ -484,6 +490,9 @@ export function filesOnDisk(pattern: RegExp): string[] {
     for (const entry of fs.readdirSync(folder, { withFileTypes: true })) {
       const full = path.join(folder, entry.name);
       if (entry.isDirectory()) {
+        if (folder === root && isOtherTestsFolder(entry.name)) {
+          continue;
+        }
         walk(full);
       } else if (pattern.test(entry.name)) {
         found.push(path.relative(root, full));
@@ -492,6 +501,21 @@ export function filesOnDisk(pattern: RegExp): string[] {
   };
   walk(root);
   return found.sort();
+}
+
+/**
+ * The folders of the tests that run beside this one: Galata gives each test
+ * a folder at the root named after its file and title (tmpPath, the
+ * basename of the test's output folder). Their files are theirs.
+ */
+function isOtherTestsFolder(name: string): boolean {
+  let own = '';
+  try {
+    own = path.basename(test.info().outputDir);
+  } catch {
+    // Outside a test (a hook of the file): every test folder is another's.
+  }
+  return name.startsWith('tests-') && name !== own;
 }
 
 /**
@@ -511,4 +535,26 @@ export function bookshelfSettings(settings: object): any {
     ...galata.DEFAULT_SETTINGS,
     'jupyterlab-bookshelf:core': settings
   };
+}
+
+/**
+ * Wait for a notification whose whole message contains `text`, and for its
+ * toast. Lab shortens a long message in the toast, and the test folder's
+ * name (in many messages) is as long as the test's title, so the text is
+ * looked for in the notification itself.
+ */
+export async function expectNotification(
+  page: IJupyterLabPageFixture,
+  text: string,
+  timeout = 30000
+): Promise<void> {
+  const find = async () =>
+    (await page.notifications).find(item => item.message.includes(text));
+  await expect
+    .poll(async () => (await find())?.message, { timeout })
+    .toContain(text);
+  const { message } = (await find())!;
+  await expect(
+    page.locator('.Toastify__toast', { hasText: message.slice(0, 60) })
+  ).toBeVisible();
 }

@@ -2,6 +2,7 @@ import { expect, IJupyterLabPageFixture, test } from '@jupyterlab/galata';
 
 import {
   coreSettings,
+  expectNotification,
   getObject,
   notebookText,
   putObject,
@@ -154,9 +155,7 @@ test.describe('publish from the file browser', () => {
     await putObject('published', path, theirs);
     await dialog.getByRole('button', { name: 'Replace' }).click();
 
-    await expect(
-      page.locator('.Toastify__toast', { hasText: 'changed by someone else' })
-    ).toBeVisible({ timeout: 30000 });
+    await expectNotification(page, 'was changed by someone else');
     const stored = await getObject('published', path);
     expect(stored!.body.toString('utf8')).toBe(theirs);
   });

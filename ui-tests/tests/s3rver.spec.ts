@@ -18,6 +18,7 @@ import {
   bookshelfError,
   bookshelfSettings,
   callBookshelf,
+  expectNotification,
   fixture,
   namesOnDisk,
   notebookText,
@@ -315,8 +316,12 @@ test.describe("s3rver and the confirmed replace of 'confirm'", () => {
     await page.getByRole('menuitem', { name: 'Publish', exact: true }).click();
     const dialog = page.locator('.jp-Dialog', { hasText: 'Publish Notebook' });
     await dialog.getByRole('button', { name: 'Replace' }).click();
+    await expectNotification(
+      page,
+      `Nothing was published to s3://published/${notebook}`
+    );
     const toast = page.locator('.Toastify__toast', {
-      hasText: `Nothing was published to s3://published/${notebook}`
+      hasText: 'Nothing was published to s3://published/'
     });
     await toast.getByRole('button', { name: 'Show Details' }).click();
     const details = page.locator('.jp-Dialog', {
