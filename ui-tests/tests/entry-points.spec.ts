@@ -52,3 +52,24 @@ test("the launcher has a Clone from S3 card among Lab's Other cards", async ({
   await dialog.getByRole('button', { name: 'Cancel' }).click();
   await expect(dialog).toHaveCount(0);
 });
+
+test("Lab's file browser toolbar has no Publish button, also for a selected notebook", async ({
+  page,
+  tmpPath
+}) => {
+  // It belongs to Notebook 7's buttons for a selection; Lab offers Publish
+  // in the context menu.
+  await page.contents.uploadContent('{}', 'text', `${tmpPath}/a.ipynb`);
+  await page.filebrowser.openDirectory(tmpPath);
+  await page.locator('.jp-DirListing-item', { hasText: 'a.ipynb' }).click();
+  await expect(
+    page.locator(
+      '.jp-FileBrowser-toolbar [data-jp-item-name="bookshelf-clone"]'
+    )
+  ).toBeVisible();
+  await expect(
+    page.locator(
+      '.jp-FileBrowser-toolbar [data-jp-item-name="bookshelf-publish"]'
+    )
+  ).toBeHidden();
+});
