@@ -7,7 +7,7 @@ import { publishPlugin } from './plugins/publish';
 import { settingsFormPlugin } from './plugins/settingsForm';
 
 export * from './tokens';
-export { CommandIDs } from './plugins/commands';
+export { CommandIDs } from './commands';
 // The errors the token's operations throw, for other extensions.
 export {
   BOOKSHELF_ERROR_CODES,

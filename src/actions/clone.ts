@@ -16,7 +16,7 @@ import type { ReadonlyPartialJSONObject } from '@lumino/coreutils';
 import { sizeLimitBytes } from '../clone/content';
 import { candidateNames } from '../clone/naming';
 import { readCloneQuery, validateCloneRequest } from '../clone/request';
-import { CommandIDs } from '../plugins/commands';
+import { CommandIDs } from '../commands';
 import { isCancelled } from '../errors/errors';
 import { keyBaseName } from '../s3/names';
 import type { IBookshelf, ICloneRequest } from '../tokens';

@@ -16,7 +16,7 @@ import type {
 } from './kinds';
 import publishRules from '../rules/publish.json';
 import { ruleMessage } from '../rules/translate';
-import { requiredCorsRule } from '../s3/cors';
+import { requiredCorsRule } from '../rules/corsRule';
 
 /**
  * A translated explanation of an error.

@@ -10,7 +10,7 @@ import { ITranslator, nullTranslator } from '@jupyterlab/translation';
 import { downloadIcon } from '@jupyterlab/ui-components';
 
 import type { ICloneContext } from '../actions/clone';
-import { CommandIDs, PALETTE_CATEGORY } from './commands';
+import { CommandIDs, PALETTE_CATEGORY } from '../commands';
 import { TRANSLATION_DOMAIN } from '../package';
 import link from '../rules/link.json';
 import { IBookshelf, PACKAGE_NAME } from '../tokens';

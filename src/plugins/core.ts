@@ -7,7 +7,7 @@ import { PageConfig } from '@jupyterlab/coreutils';
 import { ISettingRegistry } from '@jupyterlab/settingregistry';
 import { ITranslator, nullTranslator } from '@jupyterlab/translation';
 
-import { CommandIDs, PALETTE_CATEGORY } from './commands';
+import { CommandIDs, PALETTE_CATEGORY } from '../commands';
 import { TRANSLATION_DOMAIN, VERSION } from '../package';
 // The service is provided at activation: these load with the plugin. They
 // are small; the model behind the service loads on first use.

@@ -12,7 +12,7 @@ import { ITranslator, nullTranslator } from '@jupyterlab/translation';
 import { infoIcon } from '@jupyterlab/ui-components';
 import { TabPanel, Widget } from '@lumino/widgets';
 
-import { CommandIDs, PALETTE_CATEGORY } from './commands';
+import { CommandIDs, PALETTE_CATEGORY } from '../commands';
 import { TRANSLATION_DOMAIN, VERSION } from '../package';
 import { IBookshelf, PACKAGE_NAME } from '../tokens';
 import type { InfoPanel } from '../widgets/InfoPanel';

@@ -10,7 +10,7 @@ import { ITranslator, nullTranslator } from '@jupyterlab/translation';
 import { fileUploadIcon } from '@jupyterlab/ui-components';
 
 import type { IPublishContext } from '../actions/publish';
-import { CommandIDs, PALETTE_CATEGORY } from './commands';
+import { CommandIDs, PALETTE_CATEGORY } from '../commands';
 import { TRANSLATION_DOMAIN } from '../package';
 import { IBookshelf, PACKAGE_NAME } from '../tokens';
 

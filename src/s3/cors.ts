@@ -20,36 +20,13 @@ export interface ICorsRule {
   maxAgeSeconds?: number;
 }
 
-/**
- * One CORS rule as S3's console and API spell it (a CORS configuration is a
- * list of these).
- */
-export interface IS3CorsRule {
-  ID?: string;
-  AllowedOrigins: string[];
-  AllowedMethods: string[];
-  AllowedHeaders: string[];
-  ExposeHeaders: string[];
-  MaxAgeSeconds?: number;
-}
+import { type IS3CorsRule, requiredCorsRule } from '../rules/corsRule';
 
-/**
- * The CORS rule the extension needs, from its one definition
- * (`src/rules/cors.json`), as S3's console and API take it.
- */
-export const REQUIRED_CORS_RULE = {
-  AllowedMethods: [...corsDefinition.AllowedMethods],
-  AllowedHeaders: [...corsDefinition.AllowedHeaders],
-  ExposeHeaders: [...corsDefinition.ExposeHeaders],
-  MaxAgeSeconds: corsDefinition.MaxAgeSeconds
-};
-
-/**
- * The one CORS rule to add to a bucket for the page at `origin`.
- */
-export function requiredCorsRule(origin: string): IS3CorsRule {
-  return { AllowedOrigins: [origin], ...REQUIRED_CORS_RULE };
-}
+export {
+  type IS3CorsRule,
+  REQUIRED_CORS_RULE,
+  requiredCorsRule
+} from '../rules/corsRule';
 
 /**
  * The methods a bucket people only clone from must allow.
