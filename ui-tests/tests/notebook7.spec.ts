@@ -6,6 +6,7 @@
  * notebook's File menu, and the info panel in both views.
  */
 import { expect, test } from '@jupyterlab/galata';
+import type { IJupyterLabPageFixture } from '@jupyterlab/galata';
 import type { Page } from '@playwright/test';
 
 import { getObject, notebookText, readFile, startCommand } from './helpers';
@@ -58,6 +59,43 @@ function publishDialog(page: Page) {
 
 function toast(page: Page, text: string) {
   return page.locator('.Toastify__toast', { hasText: text });
+}
+
+/**
+ * Upload a notebook as `name` in `folder` and open that folder in the tree
+ * view; resolves to the notebook's path and its row.
+ */
+async function notebookInTree(
+  page: IJupyterLabPageFixture,
+  folder: string,
+  name: string
+) {
+  const path = `${folder}/${name}`;
+  await page.contents.uploadContent(NOTEBOOK, 'text', path);
+  await page.evaluate(
+    url => window.location.assign(url),
+    `${NOTEBOOK_URL}/tree/${folder}`
+  );
+  const item = page.locator('.jp-DirListing-item', { hasText: name });
+  await expect(item).toBeVisible({ timeout: 30000 });
+  return { path, item };
+}
+
+/**
+ * Publish from the open publish dialog (a new object) and check S3.
+ */
+async function publishNew(page: Page, path: string): Promise<void> {
+  const dialog = publishDialog(page);
+  await expect(
+    dialog.locator('.jp-Bookshelf-publish-status[data-state="new"]')
+  ).toBeVisible({ timeout: 30000 });
+  await expect(dialog.locator('input[name="destination"]')).toHaveValue(path);
+  await dialog.getByRole('button', { name: 'Publish' }).click();
+  await expect(toast(page, 'Published version')).toBeVisible({
+    timeout: 30000
+  });
+  const stored = await getObject('published', path);
+  expect(stored!.body.toString('utf8')).toBe(NOTEBOOK);
 }
 
 test.describe('Notebook 7', () => {
@@ -121,43 +159,26 @@ test.describe('Notebook 7', () => {
     page,
     tmpPath
   }) => {
-    const name = `tree-${Date.now()}.ipynb`;
-    const path = `${tmpPath}/${name}`;
-    await page.contents.uploadContent(NOTEBOOK, 'text', path);
-    await page.evaluate(
-      url => window.location.assign(url),
-      `${NOTEBOOK_URL}/tree/${tmpPath}`
+    const { path, item } = await notebookInTree(
+      page,
+      tmpPath,
+      `tree-${Date.now()}.ipynb`
     );
-    const item = page.locator('.jp-DirListing-item', { hasText: name });
-    await expect(item).toBeVisible({ timeout: 30000 });
     await item.click({ button: 'right' });
     await page.getByRole('menuitem', { name: 'Publish', exact: true }).click();
-    const dialog = publishDialog(page);
-    await expect(
-      dialog.locator('.jp-Bookshelf-publish-status[data-state="new"]')
-    ).toBeVisible({ timeout: 30000 });
-    await dialog.getByRole('button', { name: 'Publish' }).click();
-    await expect(toast(page, 'Published version')).toBeVisible({
-      timeout: 30000
-    });
-    const stored = await getObject('published', path);
-    expect(stored!.body.toString('utf8')).toBe(NOTEBOOK);
+    await publishNew(page, path);
   });
 
   test("publish from the tree view's buttons for the selection", async ({
     page,
     tmpPath
   }) => {
-    const name = `button-${Date.now()}.ipynb`;
-    const path = `${tmpPath}/${name}`;
-    await page.contents.uploadContent(NOTEBOOK, 'text', path);
     await page.contents.uploadContent('text', 'text', `${tmpPath}/notes.txt`);
-    await page.evaluate(
-      url => window.location.assign(url),
-      `${NOTEBOOK_URL}/tree/${tmpPath}`
+    const { path, item } = await notebookInTree(
+      page,
+      tmpPath,
+      `button-${Date.now()}.ipynb`
     );
-    const item = page.locator('.jp-DirListing-item', { hasText: name });
-    await expect(item).toBeVisible({ timeout: 30000 });
     const button = page.locator(
       '.jp-FileBrowser-toolbar [data-jp-item-name="bookshelf-publish"]'
     );
@@ -173,17 +194,7 @@ test.describe('Notebook 7', () => {
     await expect(button).toBeVisible();
     await expect(button).toHaveText('Publish');
     await button.getByRole('button').click();
-    const dialog = publishDialog(page);
-    await expect(
-      dialog.locator('.jp-Bookshelf-publish-status[data-state="new"]')
-    ).toBeVisible({ timeout: 30000 });
-    await expect(dialog.locator('input[name="destination"]')).toHaveValue(path);
-    await dialog.getByRole('button', { name: 'Publish' }).click();
-    await expect(toast(page, 'Published version')).toBeVisible({
-      timeout: 30000
-    });
-    const stored = await getObject('published', path);
-    expect(stored!.body.toString('utf8')).toBe(NOTEBOOK);
+    await publishNew(page, path);
   });
 
   test("publish from the notebook's File menu", async ({ page, tmpPath }) => {
