@@ -397,22 +397,9 @@ export class LiveChecks {
         )
       );
     }
-    if (credentials.state !== 'pass') {
-      return skipAll(
-        trans.__('Not checked: no credentials (see Credentials).')
-      );
-    }
-    if (service.state === 'skip') {
-      return skipAll(
-        trans.__('Not checked until the settings are corrected (see Settings).')
-      );
-    }
-    if (service.state !== 'pass') {
-      return skipAll(
-        trans.__(
-          'Not checked: the S3 service does not answer (see S3 service).'
-        )
-      );
+    const waiting = this._bucketsWait(credentials, service);
+    if (waiting) {
+      return skipAll(waiting);
     }
     const path = `s3://${bucket}`;
     const origin = this._options.origin;
@@ -509,6 +496,31 @@ export class LiveChecks {
   }
 
   /**
+   * Why no bucket can be checked yet, or null when they can: they need
+   * credentials and an S3 service that answers.
+   */
+  private _bucketsWait(
+    credentials: IInfoCheck,
+    service: IInfoCheck
+  ): string | null {
+    const trans = this._trans;
+    if (credentials.state !== 'pass') {
+      return trans.__('Not checked: no credentials (see Credentials).');
+    }
+    if (service.state === 'skip') {
+      return trans.__(
+        'Not checked until the settings are corrected (see Settings).'
+      );
+    }
+    if (service.state !== 'pass') {
+      return trans.__(
+        'Not checked: the S3 service does not answer (see S3 service).'
+      );
+    }
+    return null;
+  }
+
+  /**
    * The buckets links may clone from (`allowedBuckets`): each one named
    * without a wildcard gets its own row; a pattern cannot be checked.
    */
@@ -534,18 +546,7 @@ export class LiveChecks {
     const named = patterns.filter(pattern => !pattern.includes('*'));
     const checked = named.slice(0, CLONE_BUCKET_CHECKS.atMost);
     const rows: IInfoCheck[] = [];
-    const skipWhy =
-      credentials.state !== 'pass'
-        ? trans.__('Not checked: no credentials (see Credentials).')
-        : service.state === 'skip'
-          ? trans.__(
-              'Not checked until the settings are corrected (see Settings).'
-            )
-          : service.state !== 'pass'
-            ? trans.__(
-                'Not checked: the S3 service does not answer (see S3 service).'
-              )
-            : null;
+    const skipWhy = this._bucketsWait(credentials, service);
     if (skipWhy) {
       rows.push(
         ...checked.map(bucket =>
