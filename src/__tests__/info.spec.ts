@@ -446,7 +446,8 @@ describe('IBookshelf.info', () => {
       expect(result.cors.message).toContain('do not allow PUT');
       expect(result.cors.rule).toContain(ORIGIN);
       // The rules could be read: the configuration to put is shown whole,
-      // with this origin's rule widened.
+      // with this origin's rule widened, its only rule.
+      expect(result.cors.fix).toContain('whose one rule, for this origin');
       expect(JSON.parse(result.cors.corsConfiguration!)).toEqual([
         expect.objectContaining({
           AllowedOrigins: [ORIGIN],
@@ -498,7 +499,9 @@ describe('IBookshelf.info', () => {
           ])
       });
       expect(result.cors.state).toBe('fail');
-      expect(result.cors.fix).toContain("keeps the bucket's 1 rules");
+      expect(result.cors.fix).toContain(
+        "keeps the bucket's rule for other origins as it is"
+      );
       const shown = JSON.parse(result.cors.corsConfiguration!);
       expect(shown[1]).toEqual({
         ID: 'other-site',

@@ -955,14 +955,21 @@ export class LiveChecks {
         rule
       };
     }
-    const others = rules.filter(r => !r.allowedOrigins.includes(origin));
+    const merged = mergeCorsRules(rules, origin);
+    // The first rule is this origin's; the rest are kept for other origins.
+    const kept = merged.length - 1;
     return {
-      fix: trans.__(
-        "Ask an administrator to replace the bucket's CORS configuration (S3 console: the bucket, Permissions, Cross-origin resource sharing) with the configuration below: it keeps the bucket's %1 rules for other origins as they are, and gives this origin one rule of its own, first, since S3 uses the first rule that matches. The rule for this origin alone:",
-        others.length
-      ),
+      fix: kept
+        ? trans._n(
+            "Ask an administrator to replace the bucket's CORS configuration (S3 console: the bucket, Permissions, Cross-origin resource sharing) with the configuration below: it keeps the bucket's rule for other origins as it is, and gives this origin one rule of its own, first, since S3 uses the first rule that matches. The rule for this origin alone:",
+            "Ask an administrator to replace the bucket's CORS configuration (S3 console: the bucket, Permissions, Cross-origin resource sharing) with the configuration below: it keeps the bucket's %1 rules for other origins as they are, and gives this origin one rule of its own, first, since S3 uses the first rule that matches. The rule for this origin alone:",
+            kept
+          )
+        : trans.__(
+            "Ask an administrator to replace the bucket's CORS configuration (S3 console: the bucket, Permissions, Cross-origin resource sharing) with the configuration below, whose one rule, for this origin, keeps what the bucket's rule allowed it and adds what Bookshelf needs:"
+          ),
       rule,
-      corsConfiguration: JSON.stringify(mergeCorsRules(rules, origin), null, 2)
+      corsConfiguration: JSON.stringify(merged, null, 2)
     };
   }
 

@@ -441,7 +441,9 @@ test.describe('with a bucket another site shares', () => {
     for (const id of ['cors', 'clone-bucket:othersite']) {
       await expect(
         check(panel, id).locator('.jp-Bookshelf-check-fix')
-      ).toContainText("keeps the bucket's 1 rules for other origins");
+      ).toContainText(
+        "keeps the bucket's 2 rules for other origins as they are"
+      );
     }
     const shown = JSON.parse(
       (await check(panel, 'cors')
