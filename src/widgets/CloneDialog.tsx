@@ -168,11 +168,10 @@ export function CloneForm(props: ICloneFormProps): JSX.Element {
     label: string,
     element: JSX.Element
   ) => (
-    <label
-      className="jp-Bookshelf-field"
-      htmlFor={`jp-bookshelf-clone-${input}`}
-    >
-      <span>{label}</span>
+    // The label holds only its words, so that they alone name the input; the
+    // problem is its description.
+    <div className="jp-Bookshelf-field">
+      <label htmlFor={`jp-bookshelf-clone-${input}`}>{label}</label>
       {element}
       {problems[input] ? (
         <span
@@ -183,7 +182,7 @@ export function CloneForm(props: ICloneFormProps): JSX.Element {
           {problems[input]}
         </span>
       ) : null}
-    </label>
+    </div>
   );
 
   const inputProps = (input: keyof ICloneFormValues) => ({

@@ -1,0 +1,192 @@
+/**
+ * The clone form as a person meets it: its labelled fields, what typing
+ * does, the problems it shows and the destination it promises.
+ */
+import '@testing-library/jest-dom';
+import { render, screen, waitFor } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { nullTranslator } from '@jupyterlab/translation';
+import * as React from 'react';
+
+import { TRANSLATION_DOMAIN } from '../package';
+import { CloneForm, type ICloneFormValues } from '../widgets/CloneDialog';
+
+const trans = nullTranslator.load(TRANSLATION_DOMAIN);
+
+const EMPTY: ICloneFormValues = {
+  bucket: '',
+  key: '',
+  versionId: '',
+  folder: '',
+  name: ''
+};
+
+/**
+ * Render the form; `taken` are the names the folder holds already, as the
+ * dialog's probe finds them.
+ */
+function renderForm(
+  options: {
+    initial?: Partial<ICloneFormValues>;
+    fromLink?: boolean;
+    allowedBuckets?: string[];
+    taken?: string[];
+  } = {}
+) {
+  const onChange = jest.fn();
+  const probeName = jest.fn(async (folder: string, name: string) => {
+    const taken = new Set(options.taken ?? []);
+    if (!taken.has(name)) {
+      return name;
+    }
+    const dot = name.indexOf('.');
+    const [stem, rest] =
+      dot > 0 ? [name.slice(0, dot), name.slice(dot)] : [name, ''];
+    for (let i = 1; ; i++) {
+      if (!taken.has(`${stem}-${i}${rest}`)) {
+        return `${stem}-${i}${rest}`;
+      }
+    }
+  });
+  const user = userEvent.setup();
+  render(
+    <CloneForm
+      initial={{ ...EMPTY, ...options.initial }}
+      trans={trans}
+      fromLink={options.fromLink ?? false}
+      allowedBuckets={options.allowedBuckets ?? []}
+      probeName={probeName}
+      onChange={onChange}
+    />
+  );
+  const lastChange = () => onChange.mock.calls[onChange.mock.calls.length - 1];
+  return { user, onChange, probeName, lastChange };
+}
+
+const preview = () =>
+  screen.getByText((_, element) =>
+    element!.classList.contains('jp-Bookshelf-clone-destination')
+  );
+
+describe('CloneForm', () => {
+  it('labels every field, and the bucket has the focus', () => {
+    renderForm();
+    expect(screen.getByRole('textbox', { name: 'Bucket' })).toHaveFocus();
+    for (const label of ['Key', 'Version (optional)', 'Folder', 'File name']) {
+      expect(screen.getByRole('textbox', { name: label })).toHaveValue('');
+    }
+    expect(screen.getByRole('group', { name: 'From S3' })).toBeVisible();
+    expect(screen.getByRole('group', { name: 'To' })).toBeVisible();
+    expect(screen.getByText(/A cloned notebook is not trusted/)).toBeVisible();
+  });
+
+  it('names the file after the key as the key is typed, until the name is edited', async () => {
+    const { user } = renderForm();
+    await user.type(screen.getByLabelText('Bucket'), 'examples');
+    await user.type(screen.getByLabelText('Key'), 'course/week1/q3.ipynb');
+    expect(screen.getByLabelText('File name')).toHaveValue('q3.ipynb');
+    await user.clear(screen.getByLabelText('File name'));
+    await user.type(screen.getByLabelText('File name'), 'mine.ipynb');
+    await user.type(screen.getByLabelText('Key'), 'x');
+    expect(screen.getByLabelText('File name')).toHaveValue('mine.ipynb');
+  });
+
+  it('splits an s3:// address pasted into the bucket field', async () => {
+    const { user, lastChange } = renderForm();
+    await user.click(screen.getByLabelText('Bucket'));
+    await user.paste('s3://examples/course/intro.ipynb');
+    expect(screen.getByLabelText('Bucket')).toHaveValue('examples');
+    expect(screen.getByLabelText('Key')).toHaveValue('course/intro.ipynb');
+    expect(screen.getByLabelText('File name')).toHaveValue('intro.ipynb');
+    expect(lastChange()).toEqual([
+      expect.objectContaining({
+        bucket: 'examples',
+        key: 'course/intro.ipynb'
+      }),
+      true
+    ]);
+  });
+
+  it('previews the destination, with the name the clone will really get', async () => {
+    const { probeName } = renderForm({
+      initial: {
+        bucket: 'examples',
+        key: 'q3.ipynb',
+        folder: 'work',
+        name: 'q3.ipynb'
+      },
+      taken: ['q3.ipynb']
+    });
+    await waitFor(() =>
+      expect(preview()).toHaveTextContent(
+        '"q3.ipynb" exists already: the copy will be saved as "work/q3-1.ipynb".'
+      )
+    );
+    expect(probeName).toHaveBeenLastCalledWith('work', 'q3.ipynb');
+  });
+
+  it('previews a free name as it is', async () => {
+    const { user } = renderForm({
+      initial: { bucket: 'examples', key: 'q3.ipynb', name: 'q3.ipynb' }
+    });
+    await waitFor(() =>
+      expect(preview()).toHaveTextContent('Will be saved as "q3.ipynb".')
+    );
+    await user.type(screen.getByLabelText('Folder'), 'shared/');
+    await waitFor(() =>
+      expect(preview()).toHaveTextContent('Will be saved as "shared/q3.ipynb".')
+    );
+  });
+
+  it('shows a problem at its field, marks the field, and reports the form invalid', async () => {
+    const { user, lastChange } = renderForm({
+      initial: { bucket: 'examples', key: 'q3.ipynb', name: 'q3.ipynb' }
+    });
+    expect(lastChange()[1]).toBe(true);
+    const bucket = screen.getByRole('textbox', { name: 'Bucket' });
+    await user.clear(bucket);
+    await user.type(bucket, 'Bad_Bucket');
+    expect(bucket).toHaveAccessibleDescription(/found 'B'/);
+    expect(bucket).toBeInvalid();
+    expect(screen.getByRole('alert')).toHaveTextContent(/found 'B'/);
+    expect(lastChange()[1]).toBe(false);
+    expect(preview()).toHaveTextContent('');
+    await user.clear(bucket);
+    await user.type(bucket, 'examples');
+    expect(bucket).toBeValid();
+    expect(screen.queryByRole('alert')).toBeNull();
+    expect(lastChange()[1]).toBe(true);
+  });
+
+  it('refuses a file name with a folder in it, at the file name', async () => {
+    const { user } = renderForm({
+      initial: { bucket: 'examples', key: 'q3.ipynb', name: 'q3.ipynb' }
+    });
+    const name = screen.getByLabelText('File name');
+    await user.clear(name);
+    await user.type(name, 'sub/q3.ipynb');
+    expect(name).toHaveAccessibleDescription(
+      'A file name has no "/": give the folders in the Folder field.'
+    );
+  });
+
+  it('refuses, from a link, a bucket that allowedBuckets does not list', () => {
+    renderForm({
+      initial: { bucket: 'secret-reports', key: 'q3.ipynb', name: 'q3.ipynb' },
+      fromLink: true,
+      allowedBuckets: ['examples']
+    });
+    expect(screen.getByLabelText('Bucket')).toHaveAccessibleDescription(
+      /allowedBuckets/
+    );
+  });
+
+  it('lets the person clone from any bucket when no link opened it', () => {
+    const { lastChange } = renderForm({
+      initial: { bucket: 'secret-reports', key: 'q3.ipynb', name: 'q3.ipynb' },
+      allowedBuckets: ['examples']
+    });
+    expect(screen.queryByRole('alert')).toBeNull();
+    expect(lastChange()[1]).toBe(true);
+  });
+});
