@@ -29,6 +29,7 @@ function renderForm(
   options: {
     initial?: Partial<ICloneFormValues>;
     fromLink?: boolean;
+    showAllProblems?: boolean;
     allowedBuckets?: string[];
     taken?: string[];
   } = {}
@@ -54,6 +55,7 @@ function renderForm(
       initial={{ ...EMPTY, ...options.initial }}
       trans={trans}
       fromLink={options.fromLink ?? false}
+      showAllProblems={options.showAllProblems}
       allowedBuckets={options.allowedBuckets ?? []}
       probeName={probeName}
       onChange={onChange}
@@ -188,5 +190,70 @@ describe('CloneForm', () => {
     });
     expect(screen.queryByRole('alert')).toBeNull();
     expect(lastChange()[1]).toBe(true);
+  });
+
+  describe('before the person typed', () => {
+    it('shows no problem on an empty form, but Clone waits', () => {
+      const { lastChange } = renderForm({ initial: { folder: 'work' } });
+      expect(screen.queryByRole('alert')).toBeNull();
+      for (const input of screen.getAllByRole('textbox')) {
+        expect(input).toBeValid();
+      }
+      expect(lastChange()[1]).toBe(false);
+    });
+
+    it('shows the problem of a field once it is typed in, and only its own', async () => {
+      const { user } = renderForm();
+      await user.type(screen.getByLabelText('Bucket'), 'ex');
+      expect(screen.getByLabelText('Bucket')).toHaveAccessibleDescription(
+        /3 to 63 characters \(got 2\)/
+      );
+      // The key is still empty and untouched: required, but not red yet.
+      expect(screen.getByLabelText('Key')).toBeValid();
+      expect(screen.getAllByRole('alert')).toHaveLength(1);
+    });
+
+    it('shows the problem of a field the person empties', async () => {
+      const { user } = renderForm({
+        initial: { bucket: 'examples', key: 'q3.ipynb', name: 'q3.ipynb' }
+      });
+      await user.clear(screen.getByLabelText('Key'));
+      expect(screen.getByLabelText('Key')).toHaveAccessibleDescription(
+        /an object key is required/
+      );
+    });
+
+    it('shows the problem of a name that follows the key as the key is typed', async () => {
+      const { user } = renderForm({ initial: { bucket: 'examples' } });
+      await user.type(screen.getByLabelText('Key'), 'a/.env');
+      expect(screen.getByLabelText('File name')).toHaveAccessibleDescription(
+        /starts with a dot/
+      );
+    });
+
+    it('shows at once the problem of a value given to the dialog', () => {
+      renderForm({ initial: { bucket: 'Bad_Bucket' } });
+      expect(screen.getByLabelText('Bucket')).toHaveAccessibleDescription(
+        /found 'B'/
+      );
+      expect(screen.getByLabelText('Key')).toBeValid();
+    });
+
+    it('shows every problem of a link, also of the fields it left out', () => {
+      renderForm({ initial: { bucket: 'examples' }, fromLink: true });
+      expect(screen.getByLabelText('Key')).toHaveAccessibleDescription(
+        /an object key is required/
+      );
+    });
+
+    it('shows every problem once Enter was refused', () => {
+      renderForm({ showAllProblems: true });
+      expect(screen.getByLabelText('Bucket')).toHaveAccessibleDescription(
+        /a bucket name is required/
+      );
+      expect(screen.getByLabelText('Key')).toHaveAccessibleDescription(
+        /an object key is required/
+      );
+    });
   });
 });

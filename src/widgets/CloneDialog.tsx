@@ -30,6 +30,11 @@ export interface ICloneFormProps {
   /** The dialog was opened by a link: allowedBuckets applies. */
   fromLink: boolean;
   allowedBuckets: string[];
+  /**
+   * Show every problem from the start, also of the fields left empty (the
+   * person tried to clone already).
+   */
+  showAllProblems?: boolean;
   /** The name the file will really get in the folder (first free one). */
   probeName: (folder: string, name: string) => Promise<string | null>;
   onChange: (values: ICloneFormValues, valid: boolean) => void;
@@ -115,8 +120,23 @@ export function CloneForm(props: ICloneFormProps): JSX.Element {
   const [values, setValues] = React.useState(props.initial);
   const [nameEdited, setNameEdited] = React.useState(!!props.initial.name);
   const [finalName, setFinalName] = React.useState<string | null>(null);
+  // A problem shows once the person typed in its field; a value given to
+  // the dialog (a link's, or the one Enter refused) shows its problem at
+  // once, but an empty form opened from a menu is not red before anyone
+  // typed.
+  const [shown, setShown] = React.useState<Set<keyof ICloneFormValues>>(
+    () =>
+      new Set(
+        (Object.keys(props.initial) as (keyof ICloneFormValues)[]).filter(
+          input =>
+            props.showAllProblems || props.fromLink || props.initial[input]
+        )
+      )
+  );
   const problems = formProblems(values, props, trans);
   const valid = Object.keys(problems).length === 0;
+  const shownProblem = (input: keyof ICloneFormValues) =>
+    shown.has(input) ? problems[input] : undefined;
   const name = values.name || keyBaseName(values.key);
 
   React.useEffect(() => {
@@ -144,6 +164,13 @@ export function CloneForm(props: ICloneFormProps): JSX.Element {
   }, [values.folder, name, valid]);
 
   const update = (patch: Partial<ICloneFormValues>) => {
+    const typed = Object.keys(patch) as (keyof ICloneFormValues)[];
+    // The name follows the key until it is edited: its problems are the
+    // key's doing.
+    if (!nameEdited && patch.key !== undefined) {
+      typed.push('name');
+    }
+    setShown(previous => new Set([...previous, ...typed]));
     setValues(previous => {
       const next = { ...previous, ...patch };
       if (!nameEdited && patch.key !== undefined) {
@@ -173,13 +200,13 @@ export function CloneForm(props: ICloneFormProps): JSX.Element {
     <div className="jp-Bookshelf-field">
       <label htmlFor={`jp-bookshelf-clone-${input}`}>{label}</label>
       {element}
-      {problems[input] ? (
+      {shownProblem(input) ? (
         <span
           className="jp-Bookshelf-field-error"
           id={`jp-bookshelf-clone-${input}-error`}
           role="alert"
         >
-          {problems[input]}
+          {shownProblem(input)}
         </span>
       ) : null}
     </div>
@@ -188,11 +215,11 @@ export function CloneForm(props: ICloneFormProps): JSX.Element {
   const inputProps = (input: keyof ICloneFormValues) => ({
     id: `jp-bookshelf-clone-${input}`,
     name: input,
-    className: problems[input]
+    className: shownProblem(input)
       ? 'jp-mod-styled jp-Bookshelf-input jp-mod-invalid'
       : 'jp-mod-styled jp-Bookshelf-input',
-    'aria-invalid': problems[input] ? true : undefined,
-    'aria-describedby': problems[input]
+    'aria-invalid': shownProblem(input) ? true : undefined,
+    'aria-describedby': shownProblem(input)
       ? `jp-bookshelf-clone-${input}-error`
       : undefined,
     spellCheck: false,
@@ -342,10 +369,11 @@ export async function showCloneDialog(
 ): Promise<ICloneRequest | null> {
   const { trans } = props;
   let initial = props.initial;
+  let showAllProblems = props.showAllProblems;
   for (;;) {
     const result = await showDialog({
       title: trans.__('Clone from S3'),
-      body: new CloneDialogBody({ ...props, initial }),
+      body: new CloneDialogBody({ ...props, initial, showAllProblems }),
       buttons: [
         Dialog.cancelButton({ label: trans.__('Cancel') }),
         Dialog.okButton({ label: trans.__('Clone') })
@@ -356,6 +384,8 @@ export async function showCloneDialog(
       return null;
     }
     initial = result.value;
+    // Enter on an incomplete form: now every problem is the person's to see.
+    showAllProblems = true;
     // Enter confirms even when the button is disabled: check again.
     if (Object.keys(formProblems(initial, props, trans)).length === 0) {
       return requestFromValues(initial);
