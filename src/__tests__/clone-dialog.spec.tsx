@@ -9,7 +9,11 @@ import { nullTranslator } from '@jupyterlab/translation';
 import * as React from 'react';
 
 import { TRANSLATION_DOMAIN } from '../package';
-import { CloneForm, type ICloneFormValues } from '../widgets/CloneDialog';
+import {
+  CloneForm,
+  inDialogWords,
+  type ICloneFormValues
+} from '../widgets/CloneDialog';
 
 const trans = nullTranslator.load(TRANSLATION_DOMAIN);
 
@@ -253,6 +257,53 @@ describe('CloneForm', () => {
       );
       expect(screen.getByLabelText('Key')).toHaveAccessibleDescription(
         /an object key is required/
+      );
+    });
+  });
+
+  describe('the words of a problem', () => {
+    it.each([
+      ['Bucket', 'ex', 'Bucket: a bucket name has 3 to 63 characters (got 2)'],
+      ['Key', 'reports/', "Key: the key ends with '/'"],
+      ['Version (optional)', '<b>', 'Version (optional): a version id has'],
+      ['Folder', 'a/../..', "Folder: a path must not contain '..'"],
+      ['File name', '.bashrc', "File name: '.bashrc' starts with a dot"]
+    ])('name the field by its label: %s', async (label, value, words) => {
+      const { user } = renderForm({
+        initial: { bucket: 'examples', key: 'q3.ipynb', name: 'q3.ipynb' }
+      });
+      const input = screen.getByRole('textbox', { name: label });
+      await user.clear(input);
+      await user.type(input, value);
+      const alert = screen.getByRole('alert');
+      expect(alert.textContent!.startsWith(words)).toBe(true);
+      expect(alert).not.toHaveTextContent(
+        /s3_bucket|s3_key|s3_version_id|target_path/
+      );
+    });
+
+    it('turn a field named inside a rule into the label, quoted', () => {
+      expect(
+        inDialogWords(
+          "s3_key: the object's name '.env' starts with a dot, which Jupyter hides; give a target_path",
+          'key',
+          trans
+        )
+      ).toBe(
+        "Key: the object's name '.env' starts with a dot, which Jupyter hides; give a \"File name\""
+      );
+      expect(
+        inDialogWords(
+          "target_path: a path must not contain '..'",
+          'folder',
+          trans
+        )
+      ).toBe("Folder: a path must not contain '..'");
+    });
+
+    it('leave words that only contain a field name alone', () => {
+      expect(inDialogWords('my_s3_bucket_x is fine', 'bucket', trans)).toBe(
+        'my_s3_bucket_x is fine'
       );
     });
   });

@@ -4,7 +4,11 @@ import * as React from 'react';
 
 import '../../style/widgets.css';
 
-import { validateCloneRequest } from '../clone/request';
+import {
+  CLONE_FIELDS,
+  type CloneField,
+  validateCloneRequest
+} from '../clone/request';
 import { describeError } from '../errors/describe';
 import { BookshelfError } from '../errors/errors';
 import { isBucketAllowed, keyBaseName, parseS3Url } from '../s3/names';
@@ -58,7 +62,49 @@ export function requestFromValues(values: ICloneFormValues): ICloneRequest {
 }
 
 /**
- * The problems of the form's values, by input. The folder and the name are
+ * The labels of the form's inputs, as the person sees them.
+ */
+export function inputLabels(trans: TranslationBundle): {
+  [input in keyof ICloneFormValues]: string;
+} {
+  return {
+    bucket: trans.__('Bucket'),
+    key: trans.__('Key'),
+    versionId: trans.__('Version (optional)'),
+    folder: trans.__('Folder'),
+    name: trans.__('File name')
+  };
+}
+
+const FIELD_NAMES = new RegExp(`\\b(?:${CLONE_FIELDS.join('|')})\\b`, 'g');
+
+/**
+ * A shared rule's message in the dialog's words. The rules name the
+ * request's fields (`s3_bucket: …`, `give a target_path`), as the server's
+ * JSON errors do; the person sees inputs with labels, so each field name
+ * becomes the label of the input where the problem shows (the folder or
+ * the file name for a target_path), quoted inside a sentence.
+ */
+export function inDialogWords(
+  message: string,
+  input: keyof ICloneFormValues,
+  trans: TranslationBundle
+): string {
+  const labels = inputLabels(trans);
+  const byField: { [field in CloneField]: string } = {
+    s3_bucket: labels.bucket,
+    s3_key: labels.key,
+    s3_version_id: labels.versionId,
+    target_path: input === 'folder' ? labels.folder : labels.name
+  };
+  return message.replace(FIELD_NAMES, (field: string, offset: number) => {
+    const label = byField[field as CloneField];
+    return offset === 0 ? label : trans.__('"%1"', label);
+  });
+}
+
+/**
+ * The problems of the form's values, by input, in the dialog's words. The folder and the name are
  * checked apart so that each problem shows at its own input.
  */
 export function formProblems(
@@ -85,7 +131,7 @@ export function formProblems(
       item => item.field === field
     );
     if (problem) {
-      problems[input] = problem.message;
+      problems[input] = inDialogWords(problem.message, input, trans);
     }
   }
   if (!problems.name && name.includes('/')) {
@@ -117,6 +163,7 @@ export function formProblems(
  */
 export function CloneForm(props: ICloneFormProps): JSX.Element {
   const { trans } = props;
+  const labels = inputLabels(trans);
   const [values, setValues] = React.useState(props.initial);
   const [nameEdited, setNameEdited] = React.useState(!!props.initial.name);
   const [finalName, setFinalName] = React.useState<string | null>(null);
@@ -239,7 +286,7 @@ export function CloneForm(props: ICloneFormProps): JSX.Element {
         <legend>{trans.__('From S3')}</legend>
         {field(
           'bucket',
-          trans.__('Bucket'),
+          labels.bucket,
           <input
             {...inputProps('bucket')}
             value={values.bucket}
@@ -250,7 +297,7 @@ export function CloneForm(props: ICloneFormProps): JSX.Element {
         )}
         {field(
           'key',
-          trans.__('Key'),
+          labels.key,
           <input
             {...inputProps('key')}
             value={values.key}
@@ -260,7 +307,7 @@ export function CloneForm(props: ICloneFormProps): JSX.Element {
         )}
         {field(
           'versionId',
-          trans.__('Version (optional)'),
+          labels.versionId,
           <input
             {...inputProps('versionId')}
             value={values.versionId}
@@ -273,7 +320,7 @@ export function CloneForm(props: ICloneFormProps): JSX.Element {
         <legend>{trans.__('To')}</legend>
         {field(
           'folder',
-          trans.__('Folder'),
+          labels.folder,
           <input
             {...inputProps('folder')}
             value={values.folder}
@@ -283,7 +330,7 @@ export function CloneForm(props: ICloneFormProps): JSX.Element {
         )}
         {field(
           'name',
-          trans.__('File name'),
+          labels.name,
           <input
             {...inputProps('name')}
             value={values.name}
