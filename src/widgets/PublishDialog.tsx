@@ -124,10 +124,17 @@ export function PublishForm(props: IPublishFormProps): JSX.Element {
       className="jp-Bookshelf-form jp-Bookshelf-publishForm"
       onSubmit={event => event.preventDefault()}
     >
-      <label className="jp-Bookshelf-field" htmlFor="jp-bookshelf-publish-path">
-        <span>{trans.__('Publish to')}</span>
+      {/* The label holds only its words; the fixed part of the address
+          and what is there describe the input. */}
+      <div className="jp-Bookshelf-field">
+        <label htmlFor="jp-bookshelf-publish-path">
+          {trans.__('Publish to')}
+        </label>
         <span className="jp-Bookshelf-publish-destination">
-          <code className="jp-Bookshelf-publish-prefix">
+          <code
+            className="jp-Bookshelf-publish-prefix"
+            id="jp-bookshelf-publish-prefix"
+          >
             {`s3://${props.bucket}/${props.prefix}`}
           </code>
           <input
@@ -138,11 +145,11 @@ export function PublishForm(props: IPublishFormProps): JSX.Element {
             autoFocus
             spellCheck={false}
             autoComplete="off"
-            aria-describedby="jp-bookshelf-publish-status"
+            aria-describedby="jp-bookshelf-publish-prefix jp-bookshelf-publish-status"
             onChange={event => setDestination(event.target.value)}
           />
         </span>
-      </label>
+      </div>
       <p
         id="jp-bookshelf-publish-status"
         className={
