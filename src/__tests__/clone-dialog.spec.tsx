@@ -3,7 +3,7 @@
  * does, the problems it shows and the destination it promises.
  */
 import '@testing-library/jest-dom';
-import { render, screen, waitFor } from '@testing-library/react';
+import { render, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { nullTranslator } from '@jupyterlab/translation';
 import * as React from 'react';
@@ -12,8 +12,10 @@ import { TRANSLATION_DOMAIN } from '../package';
 import {
   CloneForm,
   inDialogWords,
-  type ICloneFormValues
+  type ICloneFormValues,
+  showCloneDialog
 } from '../widgets/CloneDialog';
+import { shownDialog } from './shownDialog';
 
 const trans = nullTranslator.load(TRANSLATION_DOMAIN);
 
@@ -306,5 +308,48 @@ describe('CloneForm', () => {
         'my_s3_bucket_x is fine'
       );
     });
+  });
+});
+
+describe('showCloneDialog', () => {
+  afterEach(() => {
+    document.body.innerHTML = '';
+  });
+
+  it('keeps Tab and Shift+Tab inside the dialog', async () => {
+    // Something on the page behind the dialog that Tab could reach.
+    const behind = document.createElement('button');
+    behind.textContent = 'Behind';
+    document.body.appendChild(behind);
+    const user = userEvent.setup();
+    const result = showCloneDialog({
+      initial: EMPTY,
+      trans,
+      fromLink: false,
+      allowedBuckets: [],
+      probeName: async (_folder, name) => name
+    });
+    const dialog = await shownDialog('Clone from S3');
+    const bucket = within(dialog).getByRole('textbox', { name: 'Bucket' });
+    await waitFor(() => expect(bucket).toHaveFocus());
+    // Clone waits for a bucket and a key: Cancel is the last stop.
+    expect(
+      within(dialog).getByRole('button', { name: 'Clone' })
+    ).toBeDisabled();
+    await user.tab({ shift: true });
+    expect(
+      within(dialog).getByRole('button', { name: 'Cancel' })
+    ).toHaveFocus();
+    await user.tab();
+    expect(bucket).toHaveFocus();
+    for (const shift of [false, true]) {
+      for (let step = 0; step < 8; step++) {
+        await user.tab({ shift });
+        expect(dialog).toContainElement(document.activeElement as HTMLElement);
+      }
+    }
+    expect(behind).not.toHaveFocus();
+    await user.keyboard('{Escape}');
+    await expect(result).resolves.toBeNull();
   });
 });

@@ -16,6 +16,7 @@ import {
   PublishForm,
   showPublishDialog
 } from '../widgets/PublishDialog';
+import { shownDialog } from './shownDialog';
 
 const trans = nullTranslator.load(TRANSLATION_DOMAIN);
 
@@ -181,28 +182,10 @@ describe('showPublishDialog', () => {
     document.body.innerHTML = '';
   });
 
-  /**
-   * The dialog, once shown. JupyterLab shows its <dialog> element by CSS,
-   * not with showModal(); jsdom's own style sheet hides a dialog without
-   * `open`, which would hide its contents from the queries by role.
-   */
-  const shownDialog = async (): Promise<HTMLElement> => {
-    const dialog = await waitFor(() => {
-      const node = document.querySelector<HTMLElement>('dialog.jp-Dialog');
-      expect(node).not.toBeNull();
-      return node!;
-    });
-    dialog.setAttribute('open', '');
-    // JupyterLab's dialog has no accessible name: its title is text.
-    const shown = screen.getByRole('dialog');
-    expect(shown).toHaveTextContent(/^Publish Notebook/);
-    return shown;
-  };
-
   it('publishes a new destination with Publish', async () => {
     const user = userEvent.setup();
     const result = open({});
-    const dialog = await shownDialog();
+    const dialog = await shownDialog('Publish Notebook');
     const accept = () =>
       within(dialog).getByRole('button', { name: /Publish|Replace/ });
     await waitFor(() => expect(accept()).toBeEnabled());
@@ -223,7 +206,7 @@ describe('showPublishDialog', () => {
   it('turns the button into a warning Replace when something is there', async () => {
     const user = userEvent.setup();
     const result = open({ 'week1/q3.ipynb': '"etag-1"' });
-    const dialog = await shownDialog();
+    const dialog = await shownDialog('Publish Notebook');
     const replace = await within(dialog).findByRole('button', {
       name: 'Replace'
     });
@@ -244,7 +227,7 @@ describe('showPublishDialog', () => {
 
   it('keeps Publish disabled while the policy forbids replacing', async () => {
     const result = open({ 'week1/q3.ipynb': '"etag-1"' }, 'never');
-    const dialog = await shownDialog();
+    const dialog = await shownDialog('Publish Notebook');
     await within(dialog).findByText(/choose another path/);
     const accept = within(dialog).getByRole('button', { name: 'Publish' });
     expect(accept).toBeDisabled();

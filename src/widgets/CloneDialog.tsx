@@ -1,8 +1,11 @@
 import { Dialog, ReactWidget, showDialog } from '@jupyterlab/apputils';
 import { TranslationBundle } from '@jupyterlab/translation';
+import type { Message } from '@lumino/messaging';
 import * as React from 'react';
 
 import '../../style/widgets.css';
+
+import { trapFocus } from './focusTrap';
 
 import {
   CLONE_FIELDS,
@@ -378,6 +381,20 @@ class CloneDialogBody
     return this._values;
   }
 
+  protected onAfterAttach(msg: Message): void {
+    super.onAfterAttach(msg);
+    const dialog = this.node.closest<HTMLElement>('.jp-Dialog');
+    if (dialog) {
+      this._releaseFocus = trapFocus(dialog);
+    }
+  }
+
+  protected onBeforeDetach(msg: Message): void {
+    this._releaseFocus?.();
+    this._releaseFocus = null;
+    super.onBeforeDetach(msg);
+  }
+
   protected render(): JSX.Element {
     return (
       <CloneForm
@@ -405,6 +422,8 @@ class CloneDialogBody
   }
 
   private _values: ICloneFormValues;
+
+  private _releaseFocus: (() => void) | null = null;
 }
 
 /**

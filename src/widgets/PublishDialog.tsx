@@ -1,8 +1,11 @@
 import { Dialog, ReactWidget, showDialog } from '@jupyterlab/apputils';
 import { TranslationBundle } from '@jupyterlab/translation';
+import type { Message } from '@lumino/messaging';
 import * as React from 'react';
 
 import '../../style/widgets.css';
+
+import { trapFocus } from './focusTrap';
 
 import { describeError } from '../errors/describe';
 import type { IPublishTargetInfo, OverwritePolicy } from '../tokens';
@@ -184,6 +187,20 @@ class PublishDialogBody
     return this._choice;
   }
 
+  protected onAfterAttach(msg: Message): void {
+    super.onAfterAttach(msg);
+    const dialog = this.node.closest<HTMLElement>('.jp-Dialog');
+    if (dialog) {
+      this._releaseFocus = trapFocus(dialog);
+    }
+  }
+
+  protected onBeforeDetach(msg: Message): void {
+    this._releaseFocus?.();
+    this._releaseFocus = null;
+    super.onBeforeDetach(msg);
+  }
+
   protected render(): JSX.Element {
     return (
       <PublishForm
@@ -211,6 +228,8 @@ class PublishDialogBody
   }
 
   private _choice: IPublishChoice | null = null;
+
+  private _releaseFocus: (() => void) | null = null;
 }
 
 /**
