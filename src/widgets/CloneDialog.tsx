@@ -1,11 +1,10 @@
-import { Dialog, ReactWidget, showDialog } from '@jupyterlab/apputils';
+import { Dialog, showDialog } from '@jupyterlab/apputils';
 import { TranslationBundle } from '@jupyterlab/translation';
-import type { Message } from '@lumino/messaging';
 import * as React from 'react';
 
 import '../../style/widgets.css';
 
-import { trapFocus } from './focusTrap';
+import { FocusTrappingBody } from './focusTrap';
 
 import {
   CLONE_FIELDS,
@@ -368,7 +367,7 @@ export function CloneForm(props: ICloneFormProps): JSX.Element {
  * The body of the clone dialog.
  */
 class CloneDialogBody
-  extends ReactWidget
+  extends FocusTrappingBody
   implements Dialog.IBodyWidget<ICloneFormValues>
 {
   constructor(private readonly _props: Omit<ICloneFormProps, 'onChange'>) {
@@ -379,20 +378,6 @@ class CloneDialogBody
 
   getValue(): ICloneFormValues {
     return this._values;
-  }
-
-  protected onAfterAttach(msg: Message): void {
-    super.onAfterAttach(msg);
-    const dialog = this.node.closest<HTMLElement>('.jp-Dialog');
-    if (dialog) {
-      this._releaseFocus = trapFocus(dialog);
-    }
-  }
-
-  protected onBeforeDetach(msg: Message): void {
-    this._releaseFocus?.();
-    this._releaseFocus = null;
-    super.onBeforeDetach(msg);
   }
 
   protected render(): JSX.Element {
@@ -422,8 +407,6 @@ class CloneDialogBody
   }
 
   private _values: ICloneFormValues;
-
-  private _releaseFocus: (() => void) | null = null;
 }
 
 /**

@@ -1,11 +1,10 @@
-import { Dialog, ReactWidget, showDialog } from '@jupyterlab/apputils';
+import { Dialog, showDialog } from '@jupyterlab/apputils';
 import { TranslationBundle } from '@jupyterlab/translation';
-import type { Message } from '@lumino/messaging';
 import * as React from 'react';
 
 import '../../style/widgets.css';
 
-import { trapFocus } from './focusTrap';
+import { FocusTrappingBody } from './focusTrap';
 
 import { describeError } from '../errors/describe';
 import type { IPublishTargetInfo, OverwritePolicy } from '../tokens';
@@ -175,7 +174,7 @@ export function PublishForm(props: IPublishFormProps): JSX.Element {
  * The body of the publish dialog.
  */
 class PublishDialogBody
-  extends ReactWidget
+  extends FocusTrappingBody
   implements Dialog.IBodyWidget<IPublishChoice | null>
 {
   constructor(private readonly _props: Omit<IPublishFormProps, 'onChange'>) {
@@ -185,20 +184,6 @@ class PublishDialogBody
 
   getValue(): IPublishChoice | null {
     return this._choice;
-  }
-
-  protected onAfterAttach(msg: Message): void {
-    super.onAfterAttach(msg);
-    const dialog = this.node.closest<HTMLElement>('.jp-Dialog');
-    if (dialog) {
-      this._releaseFocus = trapFocus(dialog);
-    }
-  }
-
-  protected onBeforeDetach(msg: Message): void {
-    this._releaseFocus?.();
-    this._releaseFocus = null;
-    super.onBeforeDetach(msg);
   }
 
   protected render(): JSX.Element {
@@ -228,8 +213,6 @@ class PublishDialogBody
   }
 
   private _choice: IPublishChoice | null = null;
-
-  private _releaseFocus: (() => void) | null = null;
 }
 
 /**

@@ -1,3 +1,6 @@
+import { ReactWidget } from '@jupyterlab/apputils';
+import type { Message } from '@lumino/messaging';
+
 /**
  * What Tab can reach.
  */
@@ -58,4 +61,26 @@ export function trapFocus(node: HTMLElement): () => void {
   };
   node.addEventListener('keydown', onKeydown, true);
   return () => node.removeEventListener('keydown', onKeydown, true);
+}
+
+/**
+ * The body of a dialog that keeps Tab and Shift+Tab inside the dialog
+ * while it is shown.
+ */
+export abstract class FocusTrappingBody extends ReactWidget {
+  protected onAfterAttach(msg: Message): void {
+    super.onAfterAttach(msg);
+    const dialog = this.node.closest<HTMLElement>('.jp-Dialog');
+    if (dialog) {
+      this._releaseFocus = trapFocus(dialog);
+    }
+  }
+
+  protected onBeforeDetach(msg: Message): void {
+    this._releaseFocus?.();
+    this._releaseFocus = null;
+    super.onBeforeDetach(msg);
+  }
+
+  private _releaseFocus: (() => void) | null = null;
 }
