@@ -364,6 +364,20 @@ class _OwnPosition:
             self._memory.release()
 
 
+#: The uploads running now, by the path of the notebook they publish (for progress).
+_running: dict[str, list[UnchangedBody]] = {}
+
+
+def upload_progress(path: str) -> dict[str, Any]:
+    """How far the publish of ``path`` has come: ``{running, sent, size}`` (the furthest of
+    several, should the same path be published twice at once)."""
+    bodies = list(_running.get(path.strip("/"), ()))
+    if not bodies:
+        return {"running": False}
+    furthest = max(bodies, key=lambda body: body.tell())
+    return {"running": True, "sent": furthest.tell(), "size": len(furthest)}
+
+
 def start_notebook_check(file: BinaryIO) -> tuple[Future[None], _OwnPosition]:
     """The publish check (version 4, the browser's) of ``file``, started in a check thread;
     it reads the file by position, so the upload can read it meanwhile."""
@@ -553,9 +567,15 @@ async def server_publish(
                 raise outcome
         check, reader = start_notebook_check(file)
         body = UnchangedBody(file, digested, check, path)
-        status, result = await in_transfer_thread(
-            upload, client, settings, bucket, key, body, options, digested, head
-        )
+        _running.setdefault(path, []).append(body)
+        try:
+            status, result = await in_transfer_thread(
+                upload, client, settings, bucket, key, body, options, digested, head
+            )
+        finally:
+            _running[path].remove(body)
+            if not _running[path]:
+                del _running[path]
     except BookshelfError as error:
         if error.code == "NotANotebook":
             reason = error.message.removeprefix("The object is not a Jupyter notebook: ")
