@@ -98,7 +98,7 @@ export async function writeNewFile(
   contents: IContentsWriter,
   folder: string,
   name: string,
-  data: IFileData,
+  data: IFileData | IByteStream,
   options: IWriteOptions = {}
 ): Promise<Contents.IModel> {
   const { signal } = options;
@@ -255,10 +255,34 @@ export function temporaryName(name: string): string {
   return `${stem}.${randomHex(8)}${PARTIAL_SUFFIX}`;
 }
 
+/**
+ * Bytes that arrive in pieces (a download's body), written while they
+ * arrive: the page holds at most one chunk of them (`chunkSize`), never the
+ * whole file. The file is saved as base64 chunks, so its bytes are written
+ * exactly, text or not.
+ */
+export interface IByteStream {
+  /** The pieces, in order; read once. */
+  stream: AsyncIterable<Uint8Array>;
+  /** The expected size (Content-Length), for progress; may be absent. */
+  total?: number;
+  /**
+   * Called with each chunk before it is sent, and with the bytes counted
+   * so far: incremental hashing, the size limit. A throw stops the write
+   * (the temporary file is removed). The chunk is reused afterwards: copy
+   * what must be kept.
+   */
+  onChunk?: (chunk: Uint8Array, loaded: number) => void;
+}
+
+function isByteStream(data: IFileData | IByteStream): data is IByteStream {
+  return (data as IByteStream).stream !== undefined;
+}
+
 async function upload(
   contents: IContentsWriter,
   path: string,
-  data: IFileData,
+  data: IFileData | IByteStream,
   options: IWriteOptions,
   inFlight: IInFlight
 ): Promise<void> {
@@ -268,6 +292,10 @@ async function upload(
       inFlight,
       options.signal
     );
+  if (isByteStream(data)) {
+    await uploadStream(save, data, options);
+    return;
+  }
   const total = data.bytes.length;
   if (data.format === 'text') {
     // Text is saved as text, as it came: no base64 on either side.
@@ -314,6 +342,59 @@ async function upload(
     chunk++;
     options.onProgress?.({ loaded: end, total });
   } while (start < total);
+}
+
+/**
+ * Save a stream chunk by chunk as it arrives. A full chunk is sent only
+ * when the next piece shows that more follows, so the last chunk can be
+ * marked -1 (the server's chunked save needs to know which one ends the
+ * file); a stream that fits in one chunk is one plain save.
+ */
+async function uploadStream(
+  save: (model: Partial<Contents.IModel>) => Promise<void>,
+  data: IByteStream,
+  options: IWriteOptions
+): Promise<void> {
+  const chunkSize = Math.max(1, options.chunkSize ?? DEFAULT_CHUNK_SIZE);
+  // One buffer, filled and sent again and again: the base64 text of a
+  // chunk is made before the next bytes go in.
+  const buffer = new Uint8Array(chunkSize);
+  let filled = 0;
+  let loaded = 0;
+  let chunk = 1;
+  const send = async (last: boolean) => {
+    const bytes = buffer.subarray(0, filled);
+    data.onChunk?.(bytes, loaded);
+    const content = bytesToBase64(bytes);
+    filled = 0;
+    await saveThenVerify(
+      save({
+        format: 'base64',
+        content,
+        ...(chunk === 1 && last ? {} : { chunk: last ? -1 : chunk })
+      }),
+      last ? options.verify : undefined
+    );
+    chunk++;
+    options.onProgress?.({ loaded, total: data.total ?? loaded });
+  };
+  for await (const piece of data.stream) {
+    throwIfAborted(options.signal);
+    let offset = 0;
+    while (offset < piece.length) {
+      if (filled === chunkSize) {
+        await send(false);
+        throwIfAborted(options.signal);
+      }
+      const take = Math.min(chunkSize - filled, piece.length - offset);
+      buffer.set(piece.subarray(offset, offset + take), filled);
+      filled += take;
+      offset += take;
+      loaded += take;
+    }
+  }
+  throwIfAborted(options.signal);
+  await send(true);
 }
 
 /**

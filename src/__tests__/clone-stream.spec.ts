@@ -1,0 +1,254 @@
+import { Md5, md5, toHex } from '../s3/md5';
+import { MemoryFolderLocks } from '../clone/locks';
+import { PARTIAL_SUFFIX, writeNewFile } from '../clone/writer';
+import { bytesEqual, randomBytes } from './fakes/bytes';
+import { FakeCommitter, FakeContentsManager } from './fakes/contents';
+import { rejection } from './fakes/rejection';
+
+/**
+ * A body arriving in pieces of `pieceSize` bytes (the last shorter), as a
+ * fetch ReadableStream hands them out; `fail` throws after that many bytes.
+ */
+async function* pieces(
+  bytes: Uint8Array,
+  pieceSize: number,
+  fail?: number
+): AsyncGenerator<Uint8Array> {
+  for (let start = 0; start < bytes.length; start += pieceSize) {
+    if (fail !== undefined && start >= fail) {
+      throw new TypeError('network error');
+    }
+    await Promise.resolve();
+    // A copy, as each read of a real stream gives a new buffer.
+    yield bytes.slice(start, start + pieceSize);
+  }
+}
+
+/**
+ * The files below a folder of the fake.
+ */
+function filesIn(contents: FakeContentsManager, folder: string): string[] {
+  return contents.files().filter(path => path.startsWith(`${folder}/`));
+}
+
+describe('writeNewFile with a stream', () => {
+  let contents: FakeContentsManager;
+  let locks: MemoryFolderLocks;
+
+  beforeEach(() => {
+    contents = new FakeContentsManager();
+    contents.addDirectory('work');
+    locks = new MemoryFolderLocks();
+  });
+
+  it('saves the bytes exactly in numbered chunks, the last -1', async () => {
+    const bytes = randomBytes(10_000, 3);
+    const model = await writeNewFile(
+      contents,
+      'work',
+      'data.bin',
+      { stream: pieces(bytes, 700), total: bytes.length },
+      { chunkSize: 4096, locks }
+    );
+    expect(model.path).toBe('work/data.bin');
+    expect(bytesEqual(contents.readBytes('work/data.bin'), bytes)).toBe(true);
+    const chunks = contents.calls
+      .filter(call => call.method === 'save')
+      .map(call => call.chunk);
+    expect(chunks).toEqual([1, 2, -1]);
+    expect(contents.files().some(path => path.endsWith(PARTIAL_SUFFIX))).toBe(
+      false
+    );
+  });
+
+  it('sends an exact multiple of the chunk size with its last chunk -1', async () => {
+    const bytes = randomBytes(8192, 4);
+    await writeNewFile(
+      contents,
+      'work',
+      'data.bin',
+      { stream: pieces(bytes, 1000) },
+      { chunkSize: 4096, locks }
+    );
+    const chunks = contents.calls
+      .filter(call => call.method === 'save')
+      .map(call => call.chunk);
+    expect(chunks).toEqual([1, -1]);
+    expect(bytesEqual(contents.readBytes('work/data.bin'), bytes)).toBe(true);
+  });
+
+  it('saves a small stream, and an empty one, in one plain save', async () => {
+    await writeNewFile(
+      contents,
+      'work',
+      'small.bin',
+      { stream: pieces(randomBytes(100), 30) },
+      { chunkSize: 4096, locks }
+    );
+    await writeNewFile(
+      contents,
+      'work',
+      'empty.bin',
+      { stream: pieces(new Uint8Array(0), 30) },
+      { chunkSize: 4096, locks }
+    );
+    const chunks = contents.calls
+      .filter(call => call.method === 'save')
+      .map(call => call.chunk);
+    expect(chunks).toEqual([undefined, undefined]);
+    expect(contents.readBytes('work/empty.bin').length).toBe(0);
+  });
+
+  it('never overwrites: the rename takes the next free name on 409', async () => {
+    contents.addFile('work/data.bin', 'old');
+    const bytes = randomBytes(5000, 5);
+    const model = await writeNewFile(
+      contents,
+      'work',
+      'data.bin',
+      { stream: pieces(bytes, 999) },
+      { chunkSize: 2048, locks }
+    );
+    expect(model.path).toBe('work/data-1.bin');
+    expect(contents.readText('work/data.bin')).toBe('old');
+    expect(bytesEqual(contents.readBytes('work/data-1.bin'), bytes)).toBe(true);
+  });
+
+  it('commits through the server extension when there is one', async () => {
+    const bytes = randomBytes(5000, 6);
+    const model = await writeNewFile(
+      contents,
+      'work',
+      'data.bin',
+      { stream: pieces(bytes, 999) },
+      { chunkSize: 2048, locks, committer: new FakeCommitter(contents) }
+    );
+    expect(model.path).toBe('work/data.bin');
+    expect(bytesEqual(contents.readBytes('work/data.bin'), bytes)).toBe(true);
+    expect(contents.files().some(path => path.endsWith(PARTIAL_SUFFIX))).toBe(
+      false
+    );
+  });
+
+  it('hashes incrementally what it saves, chunk by chunk', async () => {
+    const bytes = randomBytes(50_000, 7);
+    const hash = new Md5();
+    let counted = 0;
+    await writeNewFile(
+      contents,
+      'work',
+      'data.bin',
+      {
+        stream: pieces(bytes, 1234),
+        onChunk: (chunk, loaded) => {
+          hash.update(chunk);
+          counted = loaded;
+        }
+      },
+      { chunkSize: 4096, locks }
+    );
+    expect(counted).toBe(bytes.length);
+    expect(toHex(hash.digest())).toBe(toHex(md5(bytes)));
+  });
+
+  it('removes the temporary file when the body stops mid-way', async () => {
+    const bytes = randomBytes(20_000, 8);
+    const error = await rejection(
+      writeNewFile(
+        contents,
+        'work',
+        'data.bin',
+        { stream: pieces(bytes, 1000, 9000) },
+        { chunkSize: 4096, locks }
+      )
+    );
+    expect(String(error)).toMatch(/network error/);
+    expect(filesIn(contents, 'work')).toEqual([]);
+  });
+
+  it('stops and removes the temporary file when a chunk check throws (size limit)', async () => {
+    const bytes = randomBytes(20_000, 9);
+    const error = await rejection(
+      writeNewFile(
+        contents,
+        'work',
+        'data.bin',
+        {
+          stream: pieces(bytes, 1000),
+          onChunk: (_chunk, loaded) => {
+            if (loaded > 10_000) {
+              throw new Error('too large');
+            }
+          }
+        },
+        { chunkSize: 4096, locks }
+      )
+    );
+    expect(String(error)).toMatch(/too large/);
+    expect(filesIn(contents, 'work')).toEqual([]);
+  });
+
+  it('writes nothing when the final check fails (a checksum mismatch)', async () => {
+    const error = await rejection(
+      writeNewFile(
+        contents,
+        'work',
+        'data.bin',
+        { stream: pieces(randomBytes(9000, 10), 1000) },
+        {
+          chunkSize: 4096,
+          locks,
+          verify: () => {
+            throw new Error('checksum mismatch');
+          }
+        }
+      )
+    );
+    expect(String(error)).toMatch(/checksum mismatch/);
+    expect(filesIn(contents, 'work')).toEqual([]);
+  });
+
+  it('is cancelled between chunks and leaves nothing', async () => {
+    const controller = new AbortController();
+    let sent = 0;
+    const error = await rejection(
+      writeNewFile(
+        contents,
+        'work',
+        'data.bin',
+        {
+          stream: pieces(randomBytes(20_000, 11), 1000),
+          onChunk: () => {
+            if (++sent === 2) {
+              controller.abort();
+            }
+          }
+        },
+        { chunkSize: 4096, locks, signal: controller.signal }
+      )
+    );
+    expect((error as { code?: string }).code ?? String(error)).toMatch(
+      /Cancel/
+    );
+    // The clean-up of a cancelled save runs once that save is over.
+    await new Promise(resolve => setTimeout(resolve, 20));
+    expect(filesIn(contents, 'work')).toEqual([]);
+  });
+
+  it('reports progress as chunks are saved', async () => {
+    const bytes = randomBytes(10_000, 12);
+    const seen: number[] = [];
+    await writeNewFile(
+      contents,
+      'work',
+      'data.bin',
+      { stream: pieces(bytes, 1000), total: bytes.length },
+      {
+        chunkSize: 4096,
+        locks,
+        onProgress: ({ loaded }) => seen.push(loaded)
+      }
+    );
+    expect(seen).toEqual([4096, 8192, 10_000]);
+  });
+});
