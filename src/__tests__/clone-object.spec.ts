@@ -2,7 +2,8 @@ import {
   cloneObject,
   ICloneDependencies,
   ICloneObjectOptions,
-  ICloneProgress
+  ICloneProgress,
+  STREAM_ABOVE_BYTES
 } from '../clone/clone';
 import { MemoryFolderLocks } from '../clone/locks';
 import { PARTIAL_SUFFIX } from '../clone/writer';
@@ -23,6 +24,8 @@ async function waitFor(condition: () => boolean): Promise<void> {
   }
   expect(condition()).toBe(true);
 }
+
+const MiB = 1024 * 1024;
 
 describe('cloneObject', () => {
   let store: FakeObjectStore;
@@ -404,6 +407,48 @@ describe('cloneObject', () => {
     expect(error.code).toBe('Corrupted');
     expect(contents.files()).toEqual([]);
   });
+
+  it('streams an object above STREAM_ABOVE_BYTES into chunks, byte for byte, nothing left over', async () => {
+    const bytes = randomBytes(STREAM_ABOVE_BYTES + 5000, 13);
+    store.addObject('shared', 'data/big.bin', bytes);
+    const phases: string[] = [];
+    await clone(
+      { s3_key: 'data/big.bin' },
+      { chunkSize: 1024 * 1024, onProgress: step => phases.push(step.phase) }
+    );
+    // Saved while it downloads: a chunk is saved before the download ends.
+    expect(phases.indexOf('save')).toBeLessThan(phases.lastIndexOf('download'));
+    const chunks = contents.calls
+      .filter(call => call.method === 'save')
+      .map(call => call.chunk);
+    expect(chunks).toHaveLength(9);
+    expect(chunks[chunks.length - 1]).toBe(-1);
+    expect(bytesEqual(contents.readBytes('big.bin'), bytes)).toBe(true);
+    expect(contents.files()).toEqual(['big.bin']);
+  });
+
+  it('clones a streamed object again when its checksum fails, and leaves nothing when it always does', async () => {
+    for (const damagedDownloads of [1, 99]) {
+      store = new FakeObjectStore({ damagedDownloads, stepSize: MiB });
+      store.addBucket('shared');
+      const bytes = randomBytes(STREAM_ABOVE_BYTES + 1, 14);
+      store.addObject('shared', 'big.bin', bytes);
+      contents = new FakeContentsManager();
+      deps = { store, contents, locks: new MemoryFolderLocks() };
+      const result = clone(
+        { s3_key: 'big.bin' },
+        { chunkSize: 4 * 1024 * 1024 }
+      );
+      if (damagedDownloads === 1) {
+        await result;
+        expect(bytesEqual(contents.readBytes('big.bin'), bytes)).toBe(true);
+        expect(contents.files()).toEqual(['big.bin']);
+      } else {
+        expect((await rejection(result)).code).toBe('Corrupted');
+        expect(contents.files()).toEqual([]);
+      }
+    }
+  }, 120_000);
 
   it('refuses an object over the size limit before downloading it', async () => {
     store.addObject('shared', 'huge.bin', randomBytes(2 * 1024 * 1024));

@@ -20,7 +20,8 @@ import {
   checkSize,
   classifyObject,
   sizeLimitBytes,
-  type IClassifiedObject
+  type IClassifiedObject,
+  type IFileData
 } from './content';
 import type { ICommitter } from './committer';
 import type { IFolderLocks } from './locks';
@@ -31,6 +32,7 @@ import {
   asSaveFailed,
   hasResponseStatus,
   writeNewFile,
+  type IByteStream,
   type IContentsWriter
 } from './writer';
 
@@ -144,9 +146,21 @@ async function saveObject(
     signal,
     maxBytes: sizeLimitBytes(options.maxObjectSizeMB),
     deferChecksum: true,
+    streamAbove: streamAbove(target.name),
     onProgress: (loaded, total) =>
       onProgress?.({ phase: 'download', loaded, total })
   });
+  if (object.pieces) {
+    // The checksum was computed while the pieces arrived.
+    return writeAtTarget(
+      deps,
+      target,
+      { stream: object.pieces, total: object.head.contentLength },
+      () => object.verify?.(),
+      options,
+      trans
+    );
+  }
   // The store refuses early when it knows the size; this covers the rest.
   checkSize(object.bytes.length, options.maxObjectSizeMB);
   throwIfAborted(signal);
@@ -159,19 +173,61 @@ async function saveObject(
     object.verify?.();
     throw error;
   }
+  return writeAtTarget(
+    deps,
+    target,
+    data,
+    () => {
+      // The checksum first: damaged bytes are not a bad notebook.
+      object.verify?.();
+      data.check?.();
+    },
+    options,
+    trans
+  );
+}
+
+/**
+ * Objects larger than this many bytes (by their Content-Length) are saved
+ * while they download, so that the page holds one chunk of them at a time
+ * instead of the whole object (and its base64 or text) at once. Smaller
+ * ones are gathered and saved in one request: that is one save, as text
+ * when they are text (no base64 on either side), which is faster for a
+ * small clone than a chunked save, and their memory does not matter.
+ * 8 MiB is the writer's default chunk: up to it a streamed save would be
+ * one request too. Notebooks are checked whole in the page (`.ipynb`)
+ * before anything is committed, so they are not streamed.
+ */
+export const STREAM_ABOVE_BYTES = 8 * 1024 * 1024;
+
+function streamAbove(name: string): number | undefined {
+  return /\.ipynb$/i.test(name) ? undefined : STREAM_ABOVE_BYTES;
+}
+
+/**
+ * Write the bytes (gathered, or arriving in pieces: saved as base64 chunks
+ * as they come) at the target, creating its missing folders; `verify` runs
+ * before the commit (see `writeNewFile`). A failure removes the folders
+ * this created.
+ */
+async function writeAtTarget(
+  deps: ICloneDependencies,
+  target: ICloneTarget & { missing?: string[] },
+  data: IFileData | IByteStream,
+  verify: () => void,
+  options: ICloneObjectOptions,
+  trans: TranslationBundle
+): Promise<Contents.IModel> {
   const created = await createFolders(deps.contents, target.missing ?? []);
   try {
     return await writeNewFile(deps.contents, target.folder, target.name, data, {
-      signal,
+      signal: options.signal,
       committer: deps.committer,
       locks: deps.locks,
       chunkSize: options.chunkSize,
-      onProgress: progress => onProgress?.({ phase: 'save', ...progress }),
-      verify: () => {
-        // The checksum first: damaged bytes are not a bad notebook.
-        object.verify?.();
-        data.check?.();
-      },
+      onProgress: progress =>
+        options.onProgress?.({ phase: 'save', ...progress }),
+      verify,
       trans
     });
   } catch (error) {

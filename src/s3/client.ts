@@ -208,20 +208,39 @@ class SdkObjectStore implements IObjectStore {
         ? error.withContext({ bucket, key, versionId })
         : error;
     // Hash while the bytes arrive, when there is an MD5 to compare with,
-    // unless the caller checks later.
+    // unless the caller checks later; a streamed body is always hashed as
+    // it goes, since it is not kept.
+    const streamed =
+      options.streamAbove !== undefined &&
+      (total === undefined || total > options.streamAbove);
     const hash =
-      !options.deferChecksum && etagMd5(integrity) !== null
+      (streamed || !options.deferChecksum) && etagMd5(integrity) !== null
         ? new Md5()
         : undefined;
+    const readOptions = { total, maxBytes, signal, onProgress, hash };
+    if (streamed) {
+      const verifyStream = () => {
+        try {
+          checkDownload(
+            new Uint8Array(0),
+            integrity,
+            { bucket, key, versionId },
+            hash?.digest()
+          );
+        } catch (error) {
+          throw located(error);
+        }
+      };
+      return {
+        head,
+        bytes: new Uint8Array(0),
+        pieces: locatedPieces(streamPieces(stream, readOptions), located),
+        verify: verifyStream
+      };
+    }
     let bytes: Uint8Array;
     try {
-      bytes = await readStream(stream, {
-        total,
-        maxBytes,
-        signal,
-        onProgress,
-        hash
-      });
+      bytes = await readStream(stream, readOptions);
     } catch (error) {
       throw located(error);
     }
@@ -463,6 +482,18 @@ class SdkObjectStore implements IObjectStore {
 }
 
 /**
+ * The options of `readStream` and `streamPieces`.
+ */
+interface IReadOptions {
+  total?: number;
+  maxBytes?: number;
+  signal?: AbortSignal;
+  onProgress?: (loaded: number, total?: number) => void;
+  /** Fed every chunk as it arrives. */
+  hash?: Md5;
+}
+
+/**
  * Read a stream into one buffer, reporting progress; the buffer is allocated
  * once when the length is known, so a large object is held only once. A
  * stream that fails (the connection was lost) throws `Interrupted`; one
@@ -470,26 +501,35 @@ class SdkObjectStore implements IObjectStore {
  */
 export async function readStream(
   stream: ReadableStream<Uint8Array>,
-  options: {
-    total?: number;
-    maxBytes?: number;
-    signal?: AbortSignal;
-    onProgress?: (loaded: number, total?: number) => void;
-    /** Fed every chunk as it arrives. */
-    hash?: Md5;
-  }
+  options: IReadOptions
 ): Promise<Uint8Array> {
+  const collected = new ByteCollector(options.total);
+  for await (const piece of streamPieces(stream, options)) {
+    collected.add(piece);
+  }
+  return collected.bytes();
+}
+
+/**
+ * A stream's pieces as they arrive, with the checks of `readStream`: a
+ * caller that saves each piece and lets it go holds none of the rest.
+ * Stopping early (a failed save) cancels the stream.
+ */
+export async function* streamPieces(
+  stream: ReadableStream<Uint8Array>,
+  options: IReadOptions
+): AsyncGenerator<Uint8Array> {
   const { total, maxBytes, signal, onProgress } = options;
   const reader = stream.getReader();
   const onAbort = () => {
     void reader.cancel().catch(() => undefined);
   };
   signal?.addEventListener('abort', onAbort);
-  const collected = new ByteCollector(total);
+  let loaded = 0;
+  let finished = false;
   try {
     onProgress?.(0, total);
     for (;;) {
-      const loaded = collected.length;
       let chunk: ReadableStreamReadResult<Uint8Array>;
       try {
         chunk = await reader.read();
@@ -518,22 +558,38 @@ export async function readStream(
           detail: { reason: 'length', loaded: loaded + value.byteLength, total }
         });
       }
-      collected.add(value);
+      loaded += value.byteLength;
       options.hash?.update(value);
-      onProgress?.(collected.length, total);
+      onProgress?.(loaded, total);
+      yield value;
     }
-    const loaded = collected.length;
     if (total !== undefined && loaded !== total) {
       throw new BookshelfError({
         code: 'Corrupted',
         detail: { reason: 'length', loaded, total }
       });
     }
-    return collected.bytes();
-  } catch (error) {
-    void reader.cancel().catch(() => undefined);
-    throw error;
+    finished = true;
   } finally {
+    if (!finished) {
+      void reader.cancel().catch(() => undefined);
+    }
     signal?.removeEventListener('abort', onAbort);
+  }
+}
+
+/**
+ * Pieces whose errors carry the object's details.
+ */
+async function* locatedPieces(
+  pieces: AsyncIterable<Uint8Array>,
+  located: (error: unknown) => unknown
+): AsyncGenerator<Uint8Array> {
+  try {
+    for await (const piece of pieces) {
+      yield piece;
+    }
+  } catch (error) {
+    throw located(error);
   }
 }

@@ -31,6 +31,13 @@ export interface IGetObjectOptions {
    * something else (the clone: while the Jupyter server saves the file).
    */
   deferChecksum?: boolean;
+  /**
+   * When the announced length is larger than this, do not gather the body:
+   * the result's `pieces` hand it out as it arrives (with the same length,
+   * size limit and connection checks), hashed on the way, and its `verify`
+   * checks the checksum once they are all read. A store may ignore it.
+   */
+  streamAbove?: number;
 }
 
 /**
@@ -38,7 +45,10 @@ export interface IGetObjectOptions {
  */
 export interface IObjectData {
   head: IObjectHead;
+  /** The body; empty when it comes as `pieces`. */
   bytes: Uint8Array;
+  /** With `streamAbove`: the body as it arrives, to be read once. */
+  pieces?: AsyncIterable<Uint8Array>;
   /**
    * With `deferChecksum`: throw `Corrupted` (`detail.reason` 'checksum')
    * when the bytes do not match the object's checksum, if it has one.

@@ -185,19 +185,36 @@ export class FakeObjectStore implements IObjectStore {
       });
     }
     const stepSize = this.options.stepSize ?? 64 * 1024;
-    let loaded = 0;
+    // Like the real store: a larger body comes in pieces, checked after,
+    // with its progress as they come.
+    const streamed =
+      options.streamAbove !== undefined && total > options.streamAbove;
+    let loaded = streamed ? total : 0;
     do {
       cancelIfAborted(options.signal);
       loaded = Math.min(total, loaded + stepSize);
-      options.onProgress?.(loaded, total);
+      if (!streamed) {
+        options.onProgress?.(loaded, total);
+      }
       await delay(this.options.stepDelay ?? 0);
     } while (loaded < total);
     cancelIfAborted(options.signal);
     const bytes = copy(version.bytes);
+    const asPieces = (data: IObjectData): IObjectData =>
+      streamed
+        ? {
+            ...data,
+            bytes: new Uint8Array(0),
+            pieces: pieces(data.bytes, stepSize, options),
+            verify: data.verify ?? (() => undefined)
+          }
+        : data;
     if (this._downloads++ >= (this.options.damagedDownloads ?? 0)) {
-      return options.deferChecksum
-        ? { head: head(version), bytes, verify: () => undefined }
-        : { head: head(version), bytes };
+      return asPieces(
+        options.deferChecksum || streamed
+          ? { head: head(version), bytes, verify: () => undefined }
+          : { head: head(version), bytes }
+      );
     }
     if (bytes.length > 0) {
       bytes[bytes.length >> 1] ^= 0x20;
@@ -213,16 +230,16 @@ export class FakeObjectStore implements IObjectStore {
           key
         }
       });
-    if (!options.deferChecksum) {
+    if (!options.deferChecksum && !streamed) {
       throw damaged();
     }
-    return {
+    return asPieces({
       head: head(version),
       bytes,
       verify: () => {
         throw damaged();
       }
-    };
+    });
   }
 
   async putObject(
@@ -427,4 +444,21 @@ function copy(bytes: Uint8Array): Uint8Array {
 
 function delay(ms: number): Promise<void> {
   return new Promise(resolve => setTimeout(resolve, ms));
+}
+
+/**
+ * Bytes handed out in pieces, as a download's body arrives.
+ */
+async function* pieces(
+  bytes: Uint8Array,
+  size: number,
+  options: IGetObjectOptions
+): AsyncGenerator<Uint8Array> {
+  for (let start = 0; start < bytes.length; start += size) {
+    await delay(0);
+    cancelIfAborted(options.signal);
+    const piece = bytes.slice(start, start + size);
+    options.onProgress?.(start + piece.length, bytes.length);
+    yield piece;
+  }
 }
