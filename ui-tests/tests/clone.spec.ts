@@ -348,6 +348,28 @@ test.describe('clone through the API', () => {
     );
   });
 
+  test('an object above 8 MiB is saved while it downloads, byte for byte, no temporary file left', async ({
+    page,
+    tmpPath
+  }) => {
+    // 20 MiB of varied bytes: three chunks of the streamed save.
+    const bytes = Buffer.alloc(20 * 1024 * 1024);
+    for (let i = 0, x = 7; i < bytes.length; i++) {
+      x = (x * 1103515245 + 12345) & 0x7fffffff;
+      bytes[i] = x >>> 16;
+    }
+    const key = `streamed/${Date.now()}/data.bin`;
+    await putObject('examples', key, bytes);
+    const model = await callBookshelf<any>(page, 'clone', {
+      s3_bucket: 'examples',
+      s3_key: key,
+      target_path: `${tmpPath}/`
+    });
+    expect(model.path).toBe(`${tmpPath}/data.bin`);
+    expect(await readBase64(page, model.path)).toBe(bytes.toString('base64'));
+    expect(await listFolder(page, tmpPath)).toEqual(['data.bin']);
+  });
+
   test('an invalid notebook is refused and nothing is written', async ({
     page,
     tmpPath
