@@ -2,13 +2,16 @@
 
 Starts the S3 fixture server (moto) and a Jupyter server with ``--Bookshelf.server_access=True``
 (ports ``BOOKSHELF_BENCH_S3_PORT``, default 29090, and ``BOOKSHELF_BENCH_LAB_PORT``, 28898), then
-measures, median of ``BOOKSHELF_BENCH_ROUNDS`` (default 3) interleaved runs:
+measures, median (and the fastest and slowest) of ``BOOKSHELF_BENCH_ROUNDS`` (default 5)
+interleaved runs:
 
 - clone of 10, 50 and 200 MB objects through ``POST /api/bookshelf/clone`` against ``curl`` GET
   of the same object from S3 (a presigned URL) to a file plus ``cp`` of it into the tree;
 - publish of notebooks of 10, 50 and 200 MB through ``PUT /api/bookshelf/published/…`` against a
   raw ``curl`` PUT of the same file to S3 (a presigned URL), and the same with the
   ``Content-MD5`` header the publish sends (moto then hashes the body too, as S3 does);
+- the Jupyter server's memory (RSS, sampled every 10 ms) above its level before each clone and
+  publish (the most of any round), which must not grow with the size;
 - the Jupyter server's memory (RSS, sampled every 20 ms) above its level before, during a clone
   of a 1 GB object (``--large-mb`` to change, 0 to skip), and the slowest answer to
   ``GET /api/contents`` sent every 50 ms meanwhile.
@@ -99,13 +102,40 @@ def timed(action) -> float:
     return time.perf_counter() - start
 
 
+def timed_with_memory(action, pid: int) -> tuple[float, int]:
+    """The time ``action`` takes and how far the process's RSS rose above its level before."""
+    before = rss(pid)
+    peak = before
+    done = threading.Event()
+
+    def sample():
+        nonlocal peak
+        while not done.is_set():
+            peak = max(peak, rss(pid))
+            time.sleep(0.01)
+
+    sampler = threading.Thread(target=sample)
+    sampler.start()
+    try:
+        seconds = timed(action)
+    finally:
+        done.set()
+        sampler.join()
+    return seconds, max(0, max(peak, rss(pid)) - before)
+
+
+def spread(values: list[float]) -> dict:
+    return {"median": statistics.median(values), "min": min(values), "max": max(values),
+            "runs": values}  # fmt: skip
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--sizes", default="10,50,200", help="MB, comma-separated")
     parser.add_argument("--large-mb", type=int, default=1024)
     args = parser.parse_args()
     sizes = [int(size) for size in args.sizes.split(",") if size]
-    rounds = int(os.environ.get("BOOKSHELF_BENCH_ROUNDS", "3"))
+    rounds = int(os.environ.get("BOOKSHELF_BENCH_ROUNDS", "5"))
     s3_port = int(os.environ.get("BOOKSHELF_BENCH_S3_PORT", "29090"))
     lab_port = int(os.environ.get("BOOKSHELF_BENCH_LAB_PORT", "28898"))
     work = Path(tempfile.mkdtemp(prefix="bookshelf-bench-"))
@@ -138,6 +168,7 @@ def main() -> int:
                     ExpiresIn=3600,
                 )  # fmt: skip
                 clone_s, curl_s, publish_s, raw_s, raw_md5_s = [], [], [], [], []
+                clone_rss, publish_rss = [], []
                 # Made before timing: the baseline with Content-MD5 is flattered.
                 md5 = base64.b64encode(hashlib.md5(nb.read_bytes()).digest()).decode()
                 for index in range(rounds):
@@ -170,9 +201,13 @@ def main() -> int:
 
                     curl_s.append(timed(curl_cp))
                     raw_md5_s.append(timed(raw_put_md5))
-                    clone_s.append(timed(clone))
+                    seconds, grown = timed_with_memory(clone, jupyter.pid)
+                    clone_s.append(seconds)
+                    clone_rss.append(grown)
                     raw_s.append(timed(raw_put))
-                    publish_s.append(timed(publish))
+                    seconds, grown = timed_with_memory(publish, jupyter.pid)
+                    publish_s.append(seconds)
+                    publish_rss.append(grown)
                 for path in root.glob(f"{size}mb*.bin"):
                     path.unlink()
                 for path in root.glob("curl-*.bin"):
@@ -180,15 +215,22 @@ def main() -> int:
                 results["clone"][size] = {
                     "server_side_s": statistics.median(clone_s),
                     "curl_cp_s": statistics.median(curl_s),
+                    "server_side": spread(clone_s),
+                    "curl_cp": spread(curl_s),
+                    "rss_growth_mb": max(clone_rss) / MB,
                 }
                 results["publish"][size] = {
                     "server_side_s": statistics.median(publish_s),
                     "raw_put_s": statistics.median(raw_s),
                     "raw_put_md5_s": statistics.median(raw_md5_s),
+                    "server_side": spread(publish_s),
+                    "raw_put": spread(raw_s),
+                    "raw_put_md5": spread(raw_md5_s),
+                    "rss_growth_mb": max(publish_rss) / MB,
                 }
                 client.delete_object(Bucket="examples", Key=key)
                 source.unlink()
-                print(size, "MB", results["clone"][size], results["publish"][size], flush=True)
+                print(size, "MB", table_row(size, results), flush=True)
             if args.large_mb:
                 results["large"] = measure_large(client, api, url, jupyter.pid, work, root,
                                                  args.large_mb)  # fmt: skip
@@ -261,26 +303,37 @@ def measure_large(client, api, url, pid, work, root, size_mb) -> dict:
     }
 
 
+def seconds(measured: dict) -> str:
+    return f"{measured['median']:.2f} s ({measured['min']:.2f}-{measured['max']:.2f})"
+
+
+def table_row(size, results: dict) -> str:
+    clone, publish = results["clone"][size], results["publish"][size]
+    return (
+        f"| {size} MB | {seconds(clone['server_side'])} | {seconds(clone['curl_cp'])} | "
+        f"{clone['server_side_s'] / clone['curl_cp_s']:.2f} | {clone['rss_growth_mb']:.1f} MB | "
+        f"{seconds(publish['server_side'])} | {seconds(publish['raw_put'])} | "
+        f"{publish['server_side_s'] / publish['raw_put_s']:.2f} | "
+        f"{seconds(publish['raw_put_md5'])} | "
+        f"{publish['server_side_s'] / publish['raw_put_md5_s']:.2f} | "
+        f"{publish['rss_growth_mb']:.1f} MB |"
+    )
+
+
 def table(results: dict, rounds: int) -> str:
     lines = [
         "# Server-side mode",
         "",
-        f"Median of {rounds} runs; `python bench/server_side.py` (part of `make bench`).",
+        f"Median (fastest-slowest) of {rounds} interleaved runs; ratios of the medians; memory: "
+        "the most the Jupyter server's RSS rose above its level before, in any run. "
+        "`python bench/server_side.py` (part of `make bench`).",
         "",
-        "| size | server-side clone | curl GET + cp | ratio (target ≤ 1.3) | server-side publish "
-        "| raw PUT | ratio (target ≤ 1.2) | raw PUT with Content-MD5 | ratio |",
-        "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+        "| size | server-side clone | curl GET + cp | ratio (target ≤ 1.3) | clone memory "
+        "| server-side publish | raw PUT | ratio (target ≤ 1.2) | raw PUT with Content-MD5 "
+        "| ratio | publish memory |",
+        "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
     ]
-    for size, clone in results["clone"].items():
-        publish = results["publish"][size]
-        lines.append(
-            f"| {size} MB | {clone['server_side_s']:.2f} s | {clone['curl_cp_s']:.2f} s | "
-            f"{clone['server_side_s'] / clone['curl_cp_s']:.2f} | "
-            f"{publish['server_side_s']:.2f} s | {publish['raw_put_s']:.2f} s | "
-            f"{publish['server_side_s'] / publish['raw_put_s']:.2f} | "
-            f"{publish['raw_put_md5_s']:.2f} s | "
-            f"{publish['server_side_s'] / publish['raw_put_md5_s']:.2f} |"
-        )
+    lines += [table_row(size, results) for size in results["clone"]]
     large = results.get("large")
     if large:
         lines += [

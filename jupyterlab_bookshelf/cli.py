@@ -91,19 +91,24 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _interactive() -> bool:
-    """Whether a person watches stderr (progress is shown only then)."""
-    return sys.stderr.isatty()
+    """Whether a person watches the command (progress is shown only then): its output and its
+    messages both go to a terminal."""
+    return sys.stdout.isatty() and sys.stderr.isatty()
+
+
+def _megabytes(size: int) -> str:
+    return f"{size / (1024 * 1024):.1f} MB"
 
 
 def _with_progress(
     what: str,
     quiet: bool,
     action: Callable[[], Any],
-    received: Callable[[], int | None] | None = None,
+    how_far: Callable[[], str | None] | None = None,
 ) -> Any:
     """Run ``action``; on a terminal, say every second that the transfer still runs and, where
-    ``received`` tells it, how many bytes have arrived (the server moves the bytes; the
-    command waits for its answer)."""
+    ``how_far`` tells it, how many bytes have moved (the server moves the bytes; the command
+    waits for its answer). Not with ``--json`` or ``--quiet`` (``quiet`` then)."""
     if quiet or not _interactive():
         return action()
     done = threading.Event()
@@ -113,11 +118,11 @@ def _with_progress(
         while not done.wait(PROGRESS_AFTER):
             line = f"{what} … {time.monotonic() - start:.0f} s"
             try:
-                size = received() if received else None
+                moved = how_far() if how_far else None
             except BookshelfClientError:
-                size = None  # progress is a nicety: the transfer's own answer counts
-            if size:
-                line += f", {size / (1024 * 1024):.1f} MB received"
+                moved = None  # progress is a nicety: the transfer's own answer counts
+            if moved:
+                line += f", {moved}"
             sys.stderr.write(f"\r{line}\033[K")
             sys.stderr.flush()
 
@@ -136,20 +141,33 @@ def run(args: argparse.Namespace) -> tuple[Any, str]:
     """The command's result, and the line that says it to a person."""
     client = BookshelfClient(args.url, args.token)
     if args.command == "clone":
+
+        def received() -> str | None:
+            size = client.clone_received(args.source, to=args.to)
+            return f"{_megabytes(size)} received" if size else None
+
         model = _with_progress(
             f"Cloning {args.source}",
-            args.quiet,
+            args.quiet or args.json,
             lambda: client.clone(args.source, to=args.to, version=args.version),
-            lambda: client.clone_received(args.source, to=args.to),
+            received,
         )
         return model, f"Cloned {args.source} to {model['path']}"
     if args.command == "publish":
+
+        def sent() -> str | None:
+            progress = client.publish_sent(args.path)
+            if not progress:
+                return None
+            return f"{_megabytes(progress[0])} of {_megabytes(progress[1])} sent"
+
         result = _with_progress(
             f"Publishing {args.path}",
-            args.quiet,
+            args.quiet or args.json,
             lambda: client.publish(
                 args.path, to=args.to, if_match=args.if_match, overwrite=args.overwrite
             ),
+            sent,
         )
         lines = [f"Published to {result.s3_path}"]
         if result.version_id:

@@ -300,6 +300,18 @@ class BookshelfClient:
         )
         return PublishResult(result)
 
+    def publish_sent(self, path: str | os.PathLike[str]) -> tuple[int, int] | None:
+        """How far a running publish of ``path`` has come: (bytes sent to S3, size), or None
+        when none runs."""
+        _, progress = self._call(
+            "GET",
+            "api/bookshelf/published/" + quote(self.server_path(path), safe="/"),
+            timeout=10,
+        )
+        if not isinstance(progress, dict) or not progress.get("running"):
+            return None
+        return int(progress.get("sent", 0)), int(progress.get("size", 0))
+
     def server_path(self, path: str | os.PathLike[str]) -> str:
         """A path as the server names it: a local path below the server's root (a kernel's
         ``report.ipynb`` in a subfolder) is made relative to that root."""

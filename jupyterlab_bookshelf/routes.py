@@ -28,7 +28,7 @@ from .errors import BookshelfError, finish_error
 from .hub_credentials import HubCredentialsHandler
 from .server_access import S3Settings
 from .server_access.clone import invalid_request, server_clone
-from .server_access.publish import server_publish
+from .server_access.publish import server_publish, upload_progress
 from .settings import allowed_buckets, effective_settings, features, settings_paths
 from .validation import (
     DEEP_LINK_PARAMETER,
@@ -285,20 +285,34 @@ class PublishHandler(_BookshelfMixin, APIHandler):
 
     @tornado.web.authenticated
     @authorized
+    async def get(self, path: str) -> None:
+        """How far a running publish of ``path`` has come (the command line's progress):
+        ``{running, sent?, size?}``, in bytes sent to S3."""
+        if not self.server_access():
+            self.not_on_server(path)
+            return
+        self.set_header("Content-Type", "application/json")
+        self.finish(json.dumps(upload_progress(path)))
+
+    def not_on_server(self, path: str) -> None:
+        finish_error(
+            self,
+            BookshelfError(
+                "NotConfigured",
+                "Publish runs in the browser, where the S3 credentials are. "
+                "Use the Publish command in JupyterLab, or IBookshelf.publish "
+                "from an extension (an administrator can let the server publish: "
+                "c.Bookshelf.server_access = True).",
+                status=501,
+            ),
+            path=path,
+        )
+
+    @tornado.web.authenticated
+    @authorized
     async def put(self, path: str) -> None:
         if not self.server_access():
-            finish_error(
-                self,
-                BookshelfError(
-                    "NotConfigured",
-                    "Publish runs in the browser, where the S3 credentials are. "
-                    "Use the Publish command in JupyterLab, or IBookshelf.publish "
-                    "from an extension (an administrator can let the server publish: "
-                    "c.Bookshelf.server_access = True).",
-                    status=501,
-                ),
-                path=path,
-            )
+            self.not_on_server(path)
             return
         try:
             body = json.loads(self.request.body) if self.request.body else None

@@ -12,7 +12,11 @@ The buckets are configured the way a platform admin configures real ones:
   - ``denied``: one notebook, the same CORS rule, and a bucket policy that denies reading
     and writing objects to everyone (see ``deny_object_access``);
   - in ``examples``, ``public/welcome.ipynb`` written with ``ACL=public-read``: the one
-    object an anonymous (unsigned) request may read.
+    object an anonymous (unsigned) request may read;
+  - ``othersite``: one notebook and the CORS rules of a bucket another site uses too (see
+    ``shared_cors_rules``): a rule for another origin first, then one for the Lab origins
+    that allows reading but not publishing, and hides the version id; the info panel must
+    show a configuration that keeps the other site's rule.
 
 CORS rule: AllowedOrigins = the given origins, and the rest exactly as the extension's one
 definition of it, ``src/rules/cors.json``, which is also the rule the extension shows admins.
@@ -100,6 +104,10 @@ PUBLISHED_BUCKET = "published"
 NOCORS_BUCKET = "nocors"
 VERSIONED_BUCKET = "versioned-examples"
 DENIED_BUCKET = "denied"
+OTHERSITE_BUCKET = "othersite"
+OTHERSITE_KEY = "intro.ipynb"
+#: The origin of the other site that shares ``othersite``; nothing answers there.
+OTHER_SITE_ORIGIN = "https://other.example.org"
 HISTORY_KEY = "history.ipynb"
 NOCORS_KEY = "intro.ipynb"
 DENIED_KEY = "intro.ipynb"
@@ -135,6 +143,31 @@ def cors_rules(origins: list[str]) -> dict[str, Any]:
                     )
                 },
             }
+        ]
+    }
+
+
+def shared_cors_rules(origins: list[str]) -> dict[str, Any]:
+    """The CORS configuration of a bucket that another site reads and writes too, where an
+    admin once allowed the Lab origins to read only (an older rule: no PUT, only the ETag
+    exposed). Pasting the extension's rule over it would cut the other site off; the info
+    panel must show the configuration with the other site's rule kept."""
+    return {
+        "CORSRules": [
+            {
+                "ID": "other-site",
+                "AllowedOrigins": [OTHER_SITE_ORIGIN],
+                "AllowedMethods": ["GET", "PUT"],
+                "AllowedHeaders": ["*"],
+                "ExposeHeaders": ["ETag"],
+                "MaxAgeSeconds": 600,
+            },
+            {
+                "AllowedOrigins": list(origins),
+                "AllowedMethods": ["GET", "HEAD"],
+                "AllowedHeaders": ["*"],
+                "ExposeHeaders": ["ETag"],
+            },
         ]
     }
 
@@ -566,6 +599,9 @@ def _configure(fixture: S3Fixture, origins: list[str], test_buckets: bool) -> No
         put(DENIED_BUCKET, DENIED_KEY, samples[DENIED_KEY])
         deny_object_access(s3, DENIED_BUCKET)  # after the put: it denies the fixture too
         put(EXAMPLES_BUCKET, PUBLIC_KEY, samples[NOCORS_KEY], ACL="public-read")
+        private_bucket(OTHERSITE_BUCKET, with_cors=False)
+        s3.put_bucket_cors(Bucket=OTHERSITE_BUCKET, CORSConfiguration=shared_cors_rules(origins))
+        put(OTHERSITE_BUCKET, OTHERSITE_KEY, samples[NOCORS_KEY])
 
     for key, body in samples.items():
         if key != READY_KEY:

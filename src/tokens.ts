@@ -152,8 +152,14 @@ export interface IInfoCheck {
   message: string;
   /** What to do, translated; empty when nothing is to be done. */
   fix: string;
-  /** A CORS rule to add (JSON), when the fix is to add one. */
+  /** A CORS rule to add (JSON, one rule), when the fix is to add one. */
   rule?: string;
+  /**
+   * The bucket's whole CORS configuration with that rule (JSON, a list of
+   * rules), when the page could read the bucket's rules: the rules for
+   * other origins kept as they are.
+   */
+  corsConfiguration?: string;
   /** An action the panel offers: enter session credentials now. */
   action?: 'enter-credentials';
 }

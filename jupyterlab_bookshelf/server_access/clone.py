@@ -11,12 +11,9 @@ temporary file in the target folder in chunks, never whole in memory; the commit
 
 from __future__ import annotations
 
-import hashlib
 import os
 import posixpath
-import queue
 import secrets
-import threading
 from dataclasses import dataclass
 from typing import Any
 
@@ -33,9 +30,9 @@ from ..validation import (
     validate_clone_request,
 )
 from .config import S3Settings
-from .notebook import BYTE_ORDER_MARK, check_notebook_bytes, check_size
+from .notebook import BYTE_ORDER_MARK, check_notebook_stream, check_size
 from .s3 import etag_md5, s3_client, to_bookshelf_error, where
-from .transfers import in_transfer_thread
+from .transfers import BackgroundDigest, in_transfer_thread
 
 #: Bytes read from S3 and written to disk at a time.
 CHUNK_SIZE = 1024 * 1024
@@ -119,38 +116,6 @@ def temporary_name(name: str) -> str:
     return f"{stem}.{secrets.token_hex(8)}{PARTIAL_SUFFIX}"
 
 
-class BackgroundMd5:
-    """An MD5 computed in a thread of its own while the bytes arrive: hashing releases the GIL,
-    so it overlaps the reading and writing instead of adding to them. At most ``QUEUED`` chunks
-    wait for it, so memory stays flat."""
-
-    QUEUED = 8
-
-    def __init__(self) -> None:
-        self._md5 = hashlib.md5(usedforsecurity=False)
-        self._chunks: queue.Queue[bytes | None] = queue.Queue(self.QUEUED)
-        self._thread = threading.Thread(target=self._run, name="bookshelf-md5", daemon=True)
-        self._thread.start()
-        self._closed = False
-
-    def _run(self) -> None:
-        while (chunk := self._chunks.get()) is not None:
-            self._md5.update(chunk)
-
-    def update(self, chunk: bytes) -> None:
-        self._chunks.put(chunk)
-
-    def close(self) -> None:
-        if not self._closed:
-            self._closed = True
-            self._chunks.put(None)
-            self._thread.join()
-
-    def hexdigest(self) -> str:
-        self.close()
-        return self._md5.hexdigest()
-
-
 def download(
     client: Any,
     request: dict[str, str],
@@ -168,7 +133,7 @@ def download(
         params["VersionId"] = version_id
     last: BookshelfError | None = None
     for _ in range(DOWNLOAD_ATTEMPTS):
-        digest: BackgroundMd5 | None = None
+        digest: BackgroundDigest | None = None
         response = client.get_object(**params)
         body = response["Body"]
         try:
@@ -178,7 +143,7 @@ def download(
             check_size(size, limit_mb)
             if etag and not version_id:
                 params["IfMatch"] = etag
-            digest = BackgroundMd5()
+            digest = BackgroundDigest("md5")
             received = 0
             # The first bytes wait until it is known whether they start with a byte order mark.
             pending: bytes | None = b"" if strip_bom else None
@@ -198,7 +163,7 @@ def download(
                     file.write(chunk)
                 if pending:
                     file.write(pending)
-            hexdigest = digest.hexdigest()
+            hexdigest = digest.digest().hex()
             if received != size:
                 last = BookshelfError(
                     "Interrupted",
@@ -236,7 +201,7 @@ def download(
 
 def _check_notebook_file(os_path: str) -> None:
     with open(os_path, "rb") as file:
-        check_notebook_bytes(file.read(), "clone")
+        check_notebook_stream(file, "clone")
 
 
 def _remove(os_path: str) -> None:

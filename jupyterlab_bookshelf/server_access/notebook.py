@@ -6,8 +6,11 @@ it), a publish version 4 only; the size limit is ``maxObjectSizeMB`` × 1024 × 
 
 from __future__ import annotations
 
+import codecs
 import json
-from typing import Any, Literal
+from typing import Any, BinaryIO, Literal
+
+import ijson
 
 from ..errors import BookshelfError
 
@@ -17,6 +20,11 @@ MAX_NOTEBOOK_DEPTH = 200
 BYTE_ORDER_MARK = b"\xef\xbb\xbf"
 
 Purpose = Literal["clone", "publish"]
+#: Bytes the streaming check reads at a time.
+READ_SIZE = 1024 * 1024
+#: Up to this size a JSON syntax error is located (parsed again whole, to name the character
+#: where it is, as the browser does); a larger file is only said not to be valid JSON.
+LOCATE_ERROR_MAX_BYTES = 64 * 1024 * 1024
 
 
 def size_limit_bytes(max_object_size_mb: float) -> int:
@@ -75,20 +83,16 @@ def _found(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"))[:20]
 
 
-def check_notebook_bytes(data: bytes, purpose: Purpose = "clone") -> None:
-    """``NotANotebook`` unless ``data`` (without a byte order mark) is a notebook Jupyter
-    opens: ``checkNotebook`` of content.ts. The parsed value is dropped on return."""
+def _parse(data: bytes) -> Any:
+    """The JSON value of ``data``, or ``NotANotebook`` saying why it has none."""
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
         raise not_a_notebook("it is not UTF-8 text.") from None
-    too_deep = not_a_notebook(
-        f"its JSON is nested more than {MAX_NOTEBOOK_DEPTH} levels deep, which Jupyter cannot open."
-    )
     try:
-        value = json.loads(text)
+        return json.loads(text)
     except RecursionError:
-        raise too_deep from None
+        raise _too_deep() from None
     except ValueError as error:
         # Only the position: the parser's message may quote the content.
         position = getattr(error, "pos", None)
@@ -97,8 +101,20 @@ def check_notebook_bytes(data: bytes, purpose: Purpose = "clone") -> None:
             if position is None
             else f"it is not valid JSON (error at character {position})."
         ) from None
+
+
+def _too_deep() -> BookshelfError:
+    return not_a_notebook(
+        f"its JSON is nested more than {MAX_NOTEBOOK_DEPTH} levels deep, which Jupyter cannot open."
+    )
+
+
+def check_notebook_bytes(data: bytes, purpose: Purpose = "clone") -> None:
+    """``NotANotebook`` unless ``data`` (without a byte order mark) is a notebook Jupyter
+    opens: ``checkNotebook`` of content.ts. The parsed value is dropped on return."""
+    value = _parse(data)
     if _depth_exceeds(value, MAX_NOTEBOOK_DEPTH):
-        raise too_deep
+        raise _too_deep()
     check_notebook_value(value, purpose)
 
 
@@ -140,3 +156,115 @@ def check_notebook_value(value: Any, purpose: Purpose = "clone") -> None:
         raise not_a_notebook("'cells' is missing.")
     if not isinstance(value["cells"], list):
         raise not_a_notebook("'cells' is not a list.")
+
+
+def check_notebook_stream(file: BinaryIO, purpose: Purpose = "clone") -> None:
+    """``check_notebook_bytes`` of a file read from where it is to its end, in pieces: the
+    same rules and messages, with memory flat in the file's size (nothing of the notebook is
+    kept but the few top-level values the rules look at). Stricter in one way, the browser's:
+    ``NaN`` and ``Infinity`` are not JSON."""
+    start = file.tell()
+    events = ijson.basic_parse(file, buf_size=READ_SIZE, use_float=True)
+    try:
+        outline = _outline(events)
+    except ijson.JSONError:
+        file.seek(start)
+        raise _syntax_error(file) from None
+    check_notebook_value(outline, purpose)
+
+
+_STARTS = ("start_map", "start_array")
+_ENDS = ("end_map", "end_array")
+#: Top-level values whose content a message may quote (``_found``).
+_KEPT = ("nbformat", "nbformat_minor")
+
+
+def _outline(events: Any) -> Any:
+    """A stand-in of the document for ``check_notebook_value``: the top level's scalars and
+    kept values as they are, other containers as an empty dict or list, each version 3
+    worksheet as ``{"cells": []}`` when its cells are a list, else ``None``."""
+    depth = 0
+    top: Any = None
+    key: str | None = None
+    builder: Any = None  # a kept container value, being built
+    worksheets: list[Any] | None = None
+    worksheet_key: str | None = None
+    worksheet_ok = False
+    for event, value in events:
+        if event in _STARTS:
+            depth += 1
+            if depth > MAX_NOTEBOOK_DEPTH:
+                raise _too_deep()
+            if depth == 1:
+                top = {} if event == "start_map" else []
+                continue
+            if depth == 2 and isinstance(top, dict):
+                if key in _KEPT:
+                    builder = ijson.ObjectBuilder()
+                elif key == "worksheets":
+                    worksheets = [] if event == "start_array" else None
+                if key != "worksheets" or worksheets is None:
+                    top[key] = {} if event == "start_map" else []
+            elif depth == 3 and worksheets is not None and key == "worksheets":
+                worksheet_key, worksheet_ok = None, False
+                if event != "start_map":
+                    worksheets.append(None)
+            elif depth == 4 and worksheets is not None and key == "worksheets":
+                if worksheet_key == "cells":
+                    worksheet_ok = event == "start_array"
+        elif event in _ENDS:
+            if depth == 3 and worksheets is not None and key == "worksheets":
+                if event == "end_map":
+                    worksheets.append({"cells": []} if worksheet_ok else None)
+            elif depth == 2 and isinstance(top, dict) and key == "worksheets":
+                if worksheets is not None:
+                    top[key] = worksheets
+                    worksheets = None
+            depth -= 1
+        elif depth == 0:
+            top = value
+            continue
+        elif depth == 1:
+            if event == "map_key":
+                key = value
+            elif isinstance(top, dict):
+                top[key] = value
+            continue
+        elif depth == 3 and worksheets is not None and key == "worksheets":
+            if event == "map_key":
+                worksheet_key = value
+            elif worksheet_key == "cells":
+                worksheet_ok = False
+            continue
+        elif depth == 2 and worksheets is not None and key == "worksheets":
+            worksheets.append(None)  # a scalar worksheet
+            continue
+        if builder is not None:
+            builder.event(event, value)
+            if depth == 1:
+                top[key] = builder.value
+                builder = None
+    return top
+
+
+def _syntax_error(file: BinaryIO) -> BookshelfError:
+    """What is wrong with a file the streaming parser refused: not UTF-8, or where its JSON
+    breaks (as ``check_notebook_bytes`` says it)."""
+    decoder = codecs.getincrementaldecoder("utf-8")()
+    start = file.tell()
+    size = 0
+    try:
+        while chunk := file.read(READ_SIZE):
+            size += len(chunk)
+            decoder.decode(chunk)
+        decoder.decode(b"", final=True)
+    except UnicodeDecodeError:
+        return not_a_notebook("it is not UTF-8 text.")
+    if size <= LOCATE_ERROR_MAX_BYTES:
+        file.seek(start)
+        try:
+            _parse(file.read())
+        except BookshelfError as error:
+            return error
+    # Valid for Python, not for the browser (NaN, Infinity), or too large to locate the error.
+    return not_a_notebook("it is not valid JSON.")

@@ -13,15 +13,15 @@ from __future__ import annotations
 
 import asyncio
 import base64
-import hashlib
+import io
 import json
+import os
 import secrets
 import threading
 import time
 from concurrent.futures import Future
 from dataclasses import dataclass
-from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from botocore.exceptions import ClientError
 from jupyter_core.utils import ensure_async
@@ -38,9 +38,9 @@ from ..publishing import (
 )
 from ..validation import clone_link_query
 from .config import S3Settings
-from .notebook import check_notebook_bytes
+from .notebook import READ_SIZE, check_notebook_stream
 from .s3 import s3_client, to_bookshelf_error
-from .transfers import in_transfer_thread, start_check
+from .transfers import BackgroundDigest, in_transfer_thread, start_check
 
 PROBE_KEY_STEM = ".bookshelf-conditional-write-check-"
 PROBE_BODY = b"Bookshelf checks whether this S3 service honours conditional writes.\n"
@@ -108,8 +108,9 @@ def notebook_body_bytes(path: str, body: Any) -> bytes:
     return (json.dumps(body["content"], indent=1, ensure_ascii=False) + "\n").encode("utf-8")
 
 
-async def read_saved_notebook(cm: Any, path: str) -> bytes:
-    """The saved file's bytes as they are (not parsed and written again)."""
+async def open_saved_notebook(cm: Any, path: str) -> BinaryIO:
+    """The saved file, open for reading its bytes as they are (not parsed and written again):
+    the file itself for a manager that keeps files on disk, else the manager's text."""
     try:
         if not await ensure_async(cm.file_exists(path)):
             raise BookshelfError(
@@ -119,11 +120,10 @@ async def read_saved_notebook(cm: Any, path: str) -> bytes:
                 "path",
             )
         if isinstance(cm, FileManagerMixin):
-            # The bytes on disk, without a round of decoding and encoding; the manager's own
-            # rule on hidden files still applies.
+            # The manager's own rule on hidden files still applies.
             if not cm.allow_hidden and await ensure_async(cm.is_hidden(path)):
                 raise BookshelfError("ReadFailed", f"'{path}' is hidden.", "path")
-            return await in_transfer_thread(Path(cm._get_os_path(path)).read_bytes)
+            return await in_transfer_thread(open, cm._get_os_path(path), "rb")
         model = await ensure_async(cm.get(path, content=True, type="file", format="text"))
     except HTTPError as error:
         if error.status_code == 400:
@@ -142,7 +142,7 @@ async def read_saved_notebook(cm: Any, path: str) -> bytes:
     content = model.get("content")
     if not isinstance(content, str):
         raise not_publishable(path, "it is not a file of text.")
-    return content.encode("utf-8")
+    return io.BytesIO(content.encode("utf-8"))
 
 
 def not_publishable(path: str, reason: str) -> BookshelfError:
@@ -282,55 +282,166 @@ def conditions_ignored(needed: str, where: str) -> BookshelfError:
     return BookshelfError("NotConfigured", message)
 
 
-def payload_digests(data: bytes) -> tuple[str, str]:
-    """The upload's ``Content-MD5`` (S3 refuses a body damaged on the way) and its SHA-256 for
-    the signature, made here so that the signer does not read the body first (see GatedBody).
-    Hashing releases the GIL: both run beside the notebook check."""
-    md5 = base64.b64encode(hashlib.md5(data, usedforsecurity=False).digest()).decode()
-    return md5, hashlib.sha256(data).hexdigest()
+@dataclass(frozen=True)
+class Digested:
+    """The notebook's length, its ``Content-MD5`` (S3 refuses a body damaged on the way), its
+    SHA-256 for the signature (so that the signer does not read the body again), and the
+    file's state when it was read."""
+
+    size: int
+    md5: str
+    sha256: str
+    state: tuple[int, ...] | None
 
 
-class GatedBody:
-    """The bytes of an upload, which hold back their last ``HELD`` bytes until the notebook
-    check has passed. S3 stores an object only once its whole body has arrived, so an upload
-    whose check fails is cut off before its end and nothing is stored; meanwhile the check and
-    the transfer run at the same time. A failed check stays failed: a retry of the request
-    cannot complete either."""
+def file_state(file: BinaryIO) -> tuple[int, ...] | None:
+    """What changes when a file is written (its inode, size, modification and change times);
+    None for bytes in memory, which cannot change."""
+    try:
+        stat = os.fstat(file.fileno())
+    except (AttributeError, OSError, io.UnsupportedOperation):
+        return None
+    return (stat.st_ino, stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns)
 
-    HELD = 64 * 1024
 
-    def __init__(self, data: bytes, check: Future[None]):
-        self._view = memoryview(data)
+def digest_file(file: BinaryIO) -> Digested:
+    """One pass over the bytes for the two checksums, each in a thread of its own (hashing
+    releases the GIL); blocking (a transfer thread)."""
+    state = file_state(file)
+    md5, sha256 = BackgroundDigest("md5"), BackgroundDigest("sha256")
+    size = 0
+    try:
+        file.seek(0)
+        while chunk := file.read(READ_SIZE):
+            size += len(chunk)
+            md5.update(chunk)
+            sha256.update(chunk)
+        return Digested(size, base64.b64encode(md5.digest()).decode(), sha256.digest().hex(), state)
+    finally:
+        md5.close()
+        sha256.close()
+
+
+class _OwnPosition:
+    """The same file read from its start at a position of its own (the upload moves the
+    file's), or bytes in memory; ``stop`` makes the next read the end."""
+
+    def __init__(self, file: BinaryIO) -> None:
+        self._fd: int | None = None
+        self._memory: memoryview | None = None
+        if isinstance(file, io.BytesIO):
+            self._memory = file.getbuffer().toreadonly()
+        else:
+            self._fd = file.fileno()
         self._position = 0
-        self._check = check
+        self._stopped = False
 
-    def __len__(self) -> int:
-        return len(self._view)
+    def read(self, size: int = -1) -> bytes:
+        if self._stopped:
+            return b""
+        size = READ_SIZE if size is None or size < 0 else size
+        if self._memory is not None:
+            chunk = bytes(self._memory[self._position : self._position + size])
+        else:
+            assert self._fd is not None
+            chunk = os.pread(self._fd, size, self._position)
+        self._position += len(chunk)
+        return chunk
 
     def tell(self) -> int:
         return self._position
 
     def seek(self, offset: int, whence: int = 0) -> int:
-        base = {0: 0, 1: self._position, 2: len(self._view)}[whence]
-        self._position = max(0, min(len(self._view), base + offset))
+        assert whence == 0
+        self._position = offset
+        return offset
+
+    def stop(self) -> None:
+        self._stopped = True
+
+    def release(self) -> None:
+        if self._memory is not None:
+            self._memory.release()
+
+
+#: The uploads running now, by the path of the notebook they publish (for progress).
+_running: dict[str, list[UnchangedBody]] = {}
+
+
+def upload_progress(path: str) -> dict[str, Any]:
+    """How far the publish of ``path`` has come: ``{running, sent, size}`` (the furthest of
+    several, should the same path be published twice at once)."""
+    bodies = list(_running.get(path.strip("/"), ()))
+    if not bodies:
+        return {"running": False}
+    furthest = max(bodies, key=lambda body: body.tell())
+    return {"running": True, "sent": furthest.tell(), "size": len(furthest)}
+
+
+def start_notebook_check(file: BinaryIO) -> tuple[Future[None], _OwnPosition]:
+    """The publish check (version 4, the browser's) of ``file``, started in a check thread;
+    it reads the file by position, so the upload can read it meanwhile."""
+    reader = _OwnPosition(file)
+    return start_check(check_notebook_stream, reader, "publish"), reader
+
+
+class UnchangedBody:
+    """The notebook's bytes for the upload, read from the file, which hold back their last
+    ``HELD`` bytes until the notebook check has passed and it is sure the file was not
+    written since it was hashed (a save meanwhile). S3 stores an object only once its whole
+    body has arrived, so an upload whose check fails, or of a file that changed, is cut off
+    before its end and nothing is stored; with ``Content-MD5``, S3 itself refuses bytes other
+    than those hashed. Meanwhile the check and the transfer run at the same time. Reads are
+    large: each one waits for the GIL, which the check holds between its own reads."""
+
+    HELD = 64 * 1024
+    READ = 4 * 1024 * 1024
+
+    def __init__(self, file: BinaryIO, digested: Digested, check: Future[None], path: str):
+        self._file = file
+        self._digested = digested
+        self._check = check
+        self._path = path
+        self._position = 0
+        file.seek(0)
+
+    def __len__(self) -> int:
+        return self._digested.size
+
+    def tell(self) -> int:
+        return self._position
+
+    def seek(self, offset: int, whence: int = 0) -> int:
+        base = {0: 0, 1: self._position, 2: self._digested.size}[whence]
+        self._position = max(0, min(self._digested.size, base + offset))
+        self._file.seek(self._position)
         return self._position
 
     def read(self, size: int | None = -1) -> bytes:
-        total = len(self._view)
-        end = total if size is None or size < 0 else min(total, self._position + size)
+        total = self._digested.size
+        # Larger reads than asked (http.client asks for 8 or 16 KiB) are allowed by it.
+        wanted = total if size is None or size < 0 else self._position + max(size, self.READ)
+        end = min(total, wanted)
         limit = total - self.HELD
         if end > limit:
-            if self._position < limit and not self._check.done():
-                end = limit  # a short read: what may go before the check has passed
+            if self._position < limit:
+                end = limit  # what may go before the verdict
             else:
-                self._check.result()  # waits for the check; raises its error
-        chunk = bytes(self._view[self._position : end])
-        self._position = end
+                self.verdict()  # waits for the check; raises its error
+        chunk = self._file.read(end - self._position)
+        self._position += len(chunk)
         return chunk
 
     def verdict(self) -> None:
-        """The check's outcome (raises its error)."""
+        """The check's error, or ``Conflict`` when the file was written since it was hashed."""
         self._check.result()
+        if file_state(self._file) != self._digested.state:
+            raise BookshelfError(
+                "Conflict",
+                f"'{self._path}' was saved again while it was being published, so nothing was "
+                "published; publish it again.",
+                "path",
+            )
 
 
 #: The SHA-256 of the upload this thread is sending (set around ``put_object``).
@@ -350,9 +461,9 @@ def upload(
     settings: S3Settings,
     bucket: str,
     key: str,
-    data: bytes | GatedBody,
+    data: UnchangedBody,
     options: PublishOptions,
-    digests: tuple[str, str],
+    digested: Digested,
     head: tuple[bool, str | None],
 ) -> tuple[int, dict[str, Any]]:
     """Decide on what the HEAD found, check the condition is honoured, PUT; blocking (a
@@ -368,18 +479,17 @@ def upload(
         honoured = answer["if_match"] if needed == "IfMatch" else answer["if_none_match"]
         if not honoured:
             raise conditions_ignored(needed, where)
-    md5, sha256 = digests
     if not getattr(client, "_bookshelf_signs_known_sha256", False):
         client.meta.events.register("before-sign.s3.PutObject", _sign_with_known_sha256)
         client._bookshelf_signs_known_sha256 = True
-    _payload.sha256 = sha256
+    _payload.sha256 = digested.sha256
     try:
         put = client.put_object(
             Bucket=bucket,
             Key=key,
             Body=data,
             ContentType=NOTEBOOK_CONTENT_TYPE,
-            ContentMD5=md5,
+            ContentMD5=digested.md5,
             **condition,
         )
     except ClientError as error:
@@ -402,9 +512,8 @@ def upload(
         raise mapped from None
     finally:
         _payload.sha256 = None
-    # Stored means the whole body went, so the check passed; said again for plain bytes.
-    if isinstance(data, GatedBody):
-        data.verdict()
+    # Stored means the whole body went, so the check passed; said again to be sure.
+    data.verdict()
     result: dict[str, Any] = {"s3_path": where}
     if put.get("VersionId") and put["VersionId"] != "null":
         result["version_id"] = put["VersionId"]
@@ -436,27 +545,37 @@ async def server_publish(
             field = "path"
         raise BookshelfError(refused.code, refused.message, field) from None
     if isinstance(body, dict) and "content" in body:
-        data = notebook_body_bytes(path, body)
+        file: BinaryIO = io.BytesIO(notebook_body_bytes(path, body))
     else:
-        data = await read_saved_notebook(cm, path)
-    client = await in_transfer_thread(s3_client, settings)
-    # The check runs while the checksums are made, the destination is looked at and the upload
-    # goes: the upload holds back its last bytes until the check has passed (GatedBody).
-    check = start_check(check_notebook_bytes, data, "publish")
-    digests, head = await asyncio.gather(
-        in_transfer_thread(payload_digests, data),
-        in_transfer_thread(_head_etag, client, bucket, key),
-        return_exceptions=True,
-    )
+        file = await open_saved_notebook(cm, path)
+    check: Future[None] | None = None
+    reader: _OwnPosition | None = None
     try:
-        if check.done():
-            check.result()
-        for outcome in (digests, head):
+        client = await in_transfer_thread(s3_client, settings)
+        # The checksums are made while the destination is looked at; then the check runs while
+        # the upload goes, which holds back its end until the check has passed. The notebook is
+        # read three times from the file, never held whole in memory. The check starts after
+        # the checksums: it holds the GIL between its reads, so each read of another thread
+        # beside it waits for the GIL's switch interval.
+        digested, head = await asyncio.gather(
+            in_transfer_thread(digest_file, file),
+            in_transfer_thread(_head_etag, client, bucket, key),
+            return_exceptions=True,
+        )
+        for outcome in (digested, head):
             if isinstance(outcome, BaseException):
                 raise outcome
-        status, result = await in_transfer_thread(
-            upload, client, settings, bucket, key, GatedBody(data, check), options, digests, head
-        )
+        check, reader = start_notebook_check(file)
+        body = UnchangedBody(file, digested, check, path)
+        _running.setdefault(path, []).append(body)
+        try:
+            status, result = await in_transfer_thread(
+                upload, client, settings, bucket, key, body, options, digested, head
+            )
+        finally:
+            _running[path].remove(body)
+            if not _running[path]:
+                del _running[path]
     except BookshelfError as error:
         if error.code == "NotANotebook":
             reason = error.message.removeprefix("The object is not a Jupyter notebook: ")
@@ -464,6 +583,13 @@ async def server_publish(
         raise
     except Exception as error:  # noqa: BLE001  (S3's failures, said as Bookshelf's)
         raise to_bookshelf_error(error, bucket, key, endpoint_url=settings.endpoint_url) from None
+    finally:
+        if check is not None and reader is not None:
+            reader.stop()
+            # The check reads the file: it ends (at once, once stopped) before it is closed.
+            await asyncio.wait([asyncio.wrap_future(check)])
+            reader.release()
+        file.close()
     link = {"s3_bucket": bucket, "s3_key": key}
     if result.get("version_id"):
         link["s3_version_id"] = result["version_id"]

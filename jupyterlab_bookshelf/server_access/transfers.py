@@ -9,6 +9,9 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import hashlib
+import queue
+import threading
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any, TypeVar
@@ -42,3 +45,35 @@ def start_check(function: Callable[..., T], *args: Any) -> Future[T]:
     if _checks is None:
         _checks = ThreadPoolExecutor(MAX_TRANSFERS, thread_name_prefix="bookshelf-check")
     return _checks.submit(function, *args)
+
+
+class BackgroundDigest:
+    """A hash computed in a thread of its own while the bytes are read: hashing releases the
+    GIL, so it overlaps the reading, writing and checking instead of adding to them. At most
+    ``QUEUED`` chunks wait for it, so memory stays flat."""
+
+    QUEUED = 8
+
+    def __init__(self, name: str) -> None:
+        self._hash = hashlib.new(name, usedforsecurity=False)
+        self._chunks: queue.Queue[bytes | None] = queue.Queue(self.QUEUED)
+        self._thread = threading.Thread(target=self._run, name=f"bookshelf-{name}", daemon=True)
+        self._thread.start()
+        self._closed = False
+
+    def _run(self) -> None:
+        while (chunk := self._chunks.get()) is not None:
+            self._hash.update(chunk)
+
+    def update(self, chunk: bytes) -> None:
+        self._chunks.put(chunk)
+
+    def close(self) -> None:
+        if not self._closed:
+            self._closed = True
+            self._chunks.put(None)
+            self._thread.join()
+
+    def digest(self) -> bytes:
+        self.close()
+        return self._hash.digest()

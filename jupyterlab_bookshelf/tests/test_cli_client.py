@@ -324,3 +324,65 @@ def test_cli_shows_the_bytes_received_on_a_terminal(
     received = [float(m) for m in re.findall(r", ([0-9.]+) MB received", err)]
     assert received and 0 < received[0] < 3.0
     assert (jp_root_dir / "big.bin").read_bytes() == data
+
+
+@pytest.fixture
+def slow_publish(faults, jp_root_dir, unique):
+    """A 3 MB notebook in the tree whose upload to S3 the fault proxy throttles to 1 MB/s."""
+    data = notebook_bytes(text="x" * (3 * 1024 * 1024))
+    (jp_root_dir / "big.ipynb").write_bytes(data)
+
+    def throttle():
+        faults.add({"method": "PUT", "path": f"/published/notebooks/{unique}big.ipynb",
+                    "times": 1, "fault": {"type": "throttle", "bytes_per_second": 1024 * 1024,
+                                          "where": "request"}})  # fmt: skip
+
+    return data, throttle
+
+
+def test_cli_shows_the_bytes_sent_of_a_publish_on_a_terminal(
+    jupyter_bookshelf, slow_publish, moto_client, unique, monkeypatch
+):
+    data, throttle = slow_publish
+    throttle()
+    monkeypatch.setattr(cli, "_interactive", lambda: True)
+    code, out, err = jupyter_bookshelf("publish", "big.ipynb", "--to", unique + "big.ipynb")
+    assert code == 0, err
+    assert out.startswith(f"Published to s3://published/notebooks/{unique}big.ipynb\n")
+    assert "Publishing big.ipynb … 1 s" in err
+    # Sent: what left the server for S3 (the proxy's buffers take some at once).
+    sent = [
+        (float(a), float(b)) for a, b in re.findall(r", ([0-9.]+) MB of ([0-9.]+) MB sent", err)
+    ]
+    assert sent and all(size == round(len(data) / (1024 * 1024), 1) for _, size in sent)
+    assert [moved for moved, _ in sent] == sorted(moved for moved, _ in sent)
+    assert all(0 <= moved <= size for moved, size in sent)
+    key = f"notebooks/{unique}big.ipynb"
+    assert moto_client.get_object(Bucket="published", Key=key)["Body"].read() == data
+
+
+@pytest.mark.parametrize("terminal", [False, True])
+def test_no_progress_with_json_or_without_a_terminal(
+    jupyter_bookshelf, slow_publish, moto_client, unique, monkeypatch, terminal
+):
+    """On a terminal with --json, or with output to a pipe or file: only the result."""
+    _, throttle = slow_publish
+    throttle()
+    monkeypatch.setattr(cli.sys.stdout, "isatty", lambda: False, raising=False)
+    monkeypatch.setattr(cli.sys.stderr, "isatty", lambda: True, raising=False)
+    if terminal:
+        monkeypatch.setattr(cli, "_interactive", lambda: True)
+        args = ("--json", "publish", "big.ipynb", "--to", unique + "big.ipynb")
+    else:
+        args = ("publish", "big.ipynb", "--to", unique + "big.ipynb")
+    code, out, err = jupyter_bookshelf(*args)
+    assert code == 0, err
+    assert err == ""
+    if terminal:
+        assert json.loads(out)["s3_path"] == f"s3://published/notebooks/{unique}big.ipynb"
+
+
+def test_publish_progress_over_http_says_when_none_runs(server, in_thread, unique):
+    url, token = server
+    client = BookshelfClient(url, token)
+    assert in_thread(client.publish_sent, unique + "none.ipynb") is None

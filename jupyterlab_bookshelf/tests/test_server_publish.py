@@ -297,6 +297,51 @@ def test_a_path_with_spaces_and_options_in_the_query(api, moto_client, unique, s
     assert_error(bad, 400, "InvalidRequest", "overwrite")
 
 
+def big_notebook() -> bytes:
+    return notebook_bytes(text="x" * (4 * 1024 * 1024))
+
+
+@pytest.fixture
+def save_during_upload(monkeypatch, jp_root_dir):
+    """Once the upload has read its first bytes, the file is saved again (in place, or by an
+    atomic replace as Jupyter saves); records how far the upload had read then."""
+    from jupyterlab_bookshelf.server_access import publish as publish_module
+
+    seen = {"path": None, "atomic": False, "read_when_saved": None}
+    real_read = publish_module.UnchangedBody.read
+
+    def read(self, size=-1):
+        chunk = real_read(self, size)
+        if seen["read_when_saved"] is None and chunk:
+            seen["read_when_saved"] = self.tell()
+            target = jp_root_dir / seen["path"]
+            changed = notebook_bytes(text="changed")
+            if seen["atomic"]:
+                other = target.with_suffix(".tmp")
+                other.write_bytes(changed)
+                other.replace(target)
+            else:
+                with open(target, "r+b") as file:
+                    file.write(changed)
+        return chunk
+
+    monkeypatch.setattr(publish_module.UnchangedBody, "read", read)
+    return seen
+
+
+@pytest.mark.parametrize("atomic", [False, True])
+def test_a_notebook_saved_again_during_the_upload_stores_nothing(
+    api, moto_client, unique, saved, save_during_upload, atomic
+):
+    data = saved(unique + "moving.ipynb", big_notebook())
+    save_during_upload.update(path=unique + "moving.ipynb", atomic=atomic)
+    body = assert_error(publish(api, unique + "moving.ipynb"), 409, "Conflict", "path")
+    assert "was saved again while it was being published" in body["message"]
+    # The upload had started: it was its end that was held back.
+    assert 0 < save_during_upload["read_when_saved"] <= len(data) - 64 * 1024
+    assert objects(moto_client, "published", f"notebooks/{unique}moving.ipynb") == []
+
+
 @pytest.fixture
 def slow_check(monkeypatch):
     """The notebook check takes 1 s (then passes, or fails with ``fail``); records how far the
@@ -305,28 +350,24 @@ def slow_check(monkeypatch):
     from jupyterlab_bookshelf.server_access import publish as publish_module
 
     seen = {"read_before_verdict": 0, "fail": False}
-    real_read = publish_module.GatedBody.read
+    real_read = publish_module.UnchangedBody.read
 
     def read(self, size=-1):
         chunk = real_read(self, size)
         if not self._check.done():
-            seen["read_before_verdict"] = self._position
+            seen["read_before_verdict"] = self.tell()
         return chunk
 
-    def check(data, purpose):
+    def check(file, purpose):
         import time
 
         time.sleep(1)
         if seen["fail"]:
             raise BookshelfError("NotANotebook", "The object is not a Jupyter notebook: late.")
 
-    monkeypatch.setattr(publish_module.GatedBody, "read", read)
-    monkeypatch.setattr(publish_module, "check_notebook_bytes", check)
+    monkeypatch.setattr(publish_module.UnchangedBody, "read", read)
+    monkeypatch.setattr(publish_module, "check_notebook_stream", check)
     return seen
-
-
-def big_notebook() -> bytes:
-    return notebook_bytes(text="x" * (4 * 1024 * 1024))
 
 
 def test_the_upload_runs_during_the_check_and_completes_after_it(
@@ -351,6 +392,20 @@ def test_a_check_that_fails_during_the_upload_stores_nothing(
     )
     assert slow_check["read_before_verdict"] >= len(data) // 2
     assert objects(moto_client, "published", f"notebooks/{unique}late.ipynb") == []
+
+
+def test_a_large_notebook_is_published_byte_for_byte(api, moto_client, unique, saved):
+    data = saved(unique + "large.ipynb", big_notebook())
+    response = publish(api, unique + "large.ipynb")
+    assert response.code == 201, response.body
+    assert read(moto_client, f"notebooks/{unique}large.ipynb") == data
+
+
+def test_a_notebook_broken_at_its_end_sends_nothing(api, moto_client, unique, saved):
+    saved(unique + "cut.ipynb", big_notebook()[:-10])
+    body = assert_error(publish(api, unique + "cut.ipynb"), 400, "NotANotebook")
+    assert "it is not valid JSON (error at character" in body["message"]
+    assert objects(moto_client, "published", f"notebooks/{unique}cut.ipynb") == []
 
 
 def test_under_a_hub_the_prefix_names_the_user_and_the_link_goes_through_the_hub(

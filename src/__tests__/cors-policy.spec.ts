@@ -1,7 +1,11 @@
 import {
   checkCorsRules,
+  CLONE_METHODS,
   ICorsRule,
+  IS3CorsRule,
   matchingRule,
+  mergeCorsRules,
+  requiredCorsRule,
   SDK_HEADERS
 } from '../s3/cors';
 import { policyDenies } from '../s3/policy';
@@ -21,17 +25,47 @@ function rule(overrides: Partial<ICorsRule> = {}): ICorsRule {
   };
 }
 
+/** A rule as the info panel reads it back from S3. */
+function fromS3(rule: IS3CorsRule): ICorsRule {
+  return {
+    ...(rule.ID !== undefined ? { id: rule.ID } : {}),
+    allowedOrigins: rule.AllowedOrigins,
+    allowedMethods: rule.AllowedMethods,
+    allowedHeaders: rule.AllowedHeaders,
+    exposeHeaders: rule.ExposeHeaders,
+    ...(rule.MaxAgeSeconds !== undefined
+      ? { maxAgeSeconds: rule.MaxAgeSeconds }
+      : {})
+  };
+}
+
+const PASSES = { refusedMethods: [], hiddenHeaders: [] };
+
 describe('CORS rules', () => {
   it('the rule the messages propose passes the info panel check', () => {
-    const proposed = JSON.parse(corsRule(ORIGIN)).map((r: any) => ({
-      allowedOrigins: r.AllowedOrigins,
-      allowedMethods: r.AllowedMethods,
-      allowedHeaders: r.AllowedHeaders,
-      exposeHeaders: r.ExposeHeaders
-    }));
-    expect(checkCorsRules(proposed, ORIGIN)).toEqual({
+    // One rule, to add to the bucket's list, not a whole configuration.
+    const proposed = JSON.parse(corsRule(ORIGIN));
+    expect(Array.isArray(proposed)).toBe(false);
+    expect(checkCorsRules([fromS3(proposed)], ORIGIN)).toEqual(PASSES);
+    expect(proposed).toEqual(requiredCorsRule(ORIGIN));
+  });
+
+  it('a clone needs GET only, with the headers it checks', () => {
+    expect(CLONE_METHODS).toEqual(['GET']);
+    const getOnly = rule({ allowedMethods: ['GET'] });
+    expect(checkCorsRules([getOnly], ORIGIN, CLONE_METHODS)).toEqual(PASSES);
+    expect(checkCorsRules([getOnly], ORIGIN).refusedMethods).toEqual([
+      'HEAD',
+      'PUT'
+    ]);
+    expect(
+      checkCorsRules([rule({ exposeHeaders: ['ETag'] })], ORIGIN, CLONE_METHODS)
+    ).toEqual({
       refusedMethods: [],
-      hiddenHeaders: []
+      hiddenHeaders: [
+        'GET: x-amz-version-id',
+        'GET: x-amz-server-side-encryption'
+      ]
     });
   });
 
@@ -113,6 +147,122 @@ describe('CORS rules', () => {
       'HEAD',
       'PUT'
     ]);
+  });
+});
+
+describe('mergeCorsRules', () => {
+  const OTHER: ICorsRule = {
+    id: 'other-site',
+    allowedOrigins: ['https://other.example.org'],
+    allowedMethods: ['GET'],
+    allowedHeaders: ['authorization'],
+    exposeHeaders: ['ETag'],
+    maxAgeSeconds: 60
+  };
+  const ANYONE: ICorsRule = {
+    allowedOrigins: ['*'],
+    allowedMethods: ['GET'],
+    allowedHeaders: [],
+    exposeHeaders: []
+  };
+
+  /** The merged configuration passes the check and keeps the others. */
+  function expectFixes(rules: ICorsRule[]): IS3CorsRule[] {
+    const merged = mergeCorsRules(rules, ORIGIN);
+    expect(checkCorsRules(merged.map(fromS3), ORIGIN)).toEqual(PASSES);
+    return merged;
+  }
+
+  it('adds the required rule to a bucket without rules', () => {
+    expect(expectFixes([])).toEqual([requiredCorsRule(ORIGIN)]);
+  });
+
+  it("adds this origin's rule first and keeps other origins' rules as they are", () => {
+    const merged = expectFixes([OTHER, ANYONE]);
+    expect(merged).toEqual([
+      requiredCorsRule(ORIGIN),
+      {
+        ID: 'other-site',
+        AllowedOrigins: ['https://other.example.org'],
+        AllowedMethods: ['GET'],
+        AllowedHeaders: ['authorization'],
+        ExposeHeaders: ['ETag'],
+        MaxAgeSeconds: 60
+      },
+      {
+        AllowedOrigins: ['*'],
+        AllowedMethods: ['GET'],
+        AllowedHeaders: [],
+        ExposeHeaders: []
+      }
+    ]);
+    // What the other origin could do before, it still can: the same rule
+    // applies to it.
+    for (const method of ['GET', 'PUT']) {
+      expect(
+        matchingRule(merged.map(fromS3), 'https://other.example.org', method, [
+          'authorization'
+        ])
+      ).toEqual(
+        matchingRule([OTHER, ANYONE], 'https://other.example.org', method, [
+          'authorization'
+        ])
+      );
+    }
+  });
+
+  it("widens this origin's own rule, keeping its name, cache time and extras", () => {
+    const own: ICorsRule = {
+      id: 'lab',
+      allowedOrigins: [ORIGIN],
+      allowedMethods: ['GET', 'POST'],
+      allowedHeaders: ['authorization'],
+      exposeHeaders: ['ETag', 'x-custom'],
+      maxAgeSeconds: 10
+    };
+    const merged = expectFixes([OTHER, own]);
+    expect(merged).toEqual([
+      {
+        ID: 'lab',
+        AllowedOrigins: [ORIGIN],
+        AllowedMethods: ['GET', 'POST', 'HEAD', 'PUT', 'DELETE'],
+        AllowedHeaders: ['*'],
+        ExposeHeaders: [
+          'ETag',
+          'x-custom',
+          'x-amz-version-id',
+          'x-amz-server-side-encryption'
+        ],
+        MaxAgeSeconds: 10
+      },
+      expect.objectContaining({ ID: 'other-site' })
+    ]);
+    expect(merged).toHaveLength(2);
+  });
+
+  it('takes this origin out of a rule shared with others, which stays for them', () => {
+    const shared: ICorsRule = {
+      ...OTHER,
+      allowedOrigins: ['https://other.example.org', ORIGIN]
+    };
+    const merged = expectFixes([shared]);
+    expect(merged[0].AllowedOrigins).toEqual([ORIGIN]);
+    expect(merged[0].ID).toBeUndefined();
+    expect(merged[1]).toEqual(
+      expect.objectContaining({
+        ID: 'other-site',
+        AllowedOrigins: ['https://other.example.org'],
+        AllowedMethods: ['GET']
+      })
+    );
+  });
+
+  it('goes before a wildcard rule that matches this origin but falls short', () => {
+    const merged = expectFixes([
+      rule({ allowedOrigins: ['http://127.0.0.1:*'], exposeHeaders: [] })
+    ]);
+    expect(merged[1].AllowedOrigins).toEqual(['http://127.0.0.1:*']);
+    expect(merged[1].ExposeHeaders).toEqual([]);
   });
 });
 

@@ -33,7 +33,8 @@ const DEMO = {
     secretAccessKey: SECRET,
     sessionToken: TOKEN
   },
-  publishBucket: 'published'
+  publishBucket: 'published',
+  allowedBuckets: ['examples']
 };
 
 function sdkError(name: string, status: number): Error {
@@ -67,6 +68,8 @@ function setUp(setup: ISetup = {}) {
   });
   store.addBucket('published', 'Enabled');
   store.setCors('published', GOOD_RULES);
+  store.addBucket('examples');
+  store.setCors('examples', GOOD_RULES);
   setup.store?.(store);
   const shim = setup.shim ?? 'answers';
   const serverSettings = ServerConnection.makeSettings({
@@ -164,9 +167,10 @@ describe('IBookshelf.info', () => {
       'cors',
       'publish-bucket',
       'versioning',
-      'conditional-writes'
+      'conditional-writes',
+      'clone-bucket:examples'
     ]);
-    expect(Object.values(states(result))).toEqual(Array(8).fill('pass'));
+    expect(Object.values(states(result))).toEqual(Array(9).fill('pass'));
     expect(result.cors.message).toContain(
       'allow GET, HEAD and PUT from this page (http://127.0.0.1:8888)'
     );
@@ -199,10 +203,14 @@ describe('IBookshelf.info', () => {
     const probe = store.puts[0].key;
     const calls = [...store.calls].sort();
     expect(await store.headObject('published', probe)).toBeNull();
+    // The bucket links clone from is only looked at.
     expect(calls).toEqual([
+      'getBucketCors examples',
       'getBucketCors published',
+      'getBucketPolicy examples',
       'getBucketPolicy published',
       'getBucketVersioning published',
+      'headBucket examples',
       'headBucket published',
       `putObject published/${probe}`
     ]);
@@ -416,9 +424,13 @@ describe('IBookshelf.info', () => {
       expect(result.service.state).toBe('pass');
       expect(result.cors.state).toBe('fail');
       expect(result.cors.message).toContain('the bucket does not exist, or');
+      // One rule to add, not a configuration that would replace the
+      // bucket's other rules; without them the merge cannot be shown.
       const rule = JSON.parse(result.cors.rule!);
-      expect(rule[0].AllowedOrigins).toEqual([ORIGIN]);
-      expect(rule[0].AllowedMethods).toEqual(['GET', 'HEAD', 'PUT', 'DELETE']);
+      expect(rule.AllowedOrigins).toEqual([ORIGIN]);
+      expect(rule.AllowedMethods).toEqual(['GET', 'HEAD', 'PUT', 'DELETE']);
+      expect(result.cors.fix).toContain('keeping the rules it has');
+      expect(result.cors.corsConfiguration).toBeUndefined();
       expect(result['publish-bucket'].state).toBe('fail');
       expect(result.versioning.state).toBe('skip');
     });
@@ -433,6 +445,15 @@ describe('IBookshelf.info', () => {
       expect(result.cors.state).toBe('fail');
       expect(result.cors.message).toContain('do not allow PUT');
       expect(result.cors.rule).toContain(ORIGIN);
+      // The rules could be read: the configuration to put is shown whole,
+      // with this origin's rule widened, its only rule.
+      expect(result.cors.fix).toContain('whose one rule, for this origin');
+      expect(JSON.parse(result.cors.corsConfiguration!)).toEqual([
+        expect.objectContaining({
+          AllowedOrigins: [ORIGIN],
+          AllowedMethods: ['GET', 'HEAD', 'PUT', 'DELETE']
+        })
+      ]);
       expect(result['publish-bucket'].state).toBe('fail');
       expect(result['publish-bucket'].message).toContain(
         'do not allow uploads (PUT)'
@@ -461,6 +482,50 @@ describe('IBookshelf.info', () => {
       }
     });
 
+    it("keeps other origins' rules in the configuration it shows, which then passes", async () => {
+      const other: ICorsRule = {
+        id: 'other-site',
+        allowedOrigins: ['https://other.example.org'],
+        allowedMethods: ['GET'],
+        allowedHeaders: ['authorization'],
+        exposeHeaders: [],
+        maxAgeSeconds: 60
+      };
+      const result = await checks({
+        store: store =>
+          store.setCors('published', [
+            other,
+            { ...GOOD_RULES[0], allowedMethods: ['GET', 'HEAD'] }
+          ])
+      });
+      expect(result.cors.state).toBe('fail');
+      expect(result.cors.fix).toContain(
+        "keeps the bucket's rule for other origins as it is"
+      );
+      const shown = JSON.parse(result.cors.corsConfiguration!);
+      expect(shown[1]).toEqual({
+        ID: 'other-site',
+        AllowedOrigins: ['https://other.example.org'],
+        AllowedMethods: ['GET'],
+        AllowedHeaders: ['authorization'],
+        ExposeHeaders: [],
+        MaxAgeSeconds: 60
+      });
+      // Put on the bucket, the configuration shown passes the check.
+      const { model, store } = setUp();
+      store.setCors(
+        'published',
+        shown.map((rule: any) => ({
+          allowedOrigins: rule.AllowedOrigins,
+          allowedMethods: rule.AllowedMethods,
+          allowedHeaders: rule.AllowedHeaders,
+          exposeHeaders: rule.ExposeHeaders
+        }))
+      );
+      const again = await model.info({ live: true });
+      expect(again.checks!.find(c => c.id === 'cors')!.state).toBe('pass');
+    });
+
     it('passes, saying what was not checked, when the rules cannot be read', async () => {
       const result = await checks({
         failure: method =>
@@ -477,6 +542,175 @@ describe('IBookshelf.info', () => {
       });
       expect(result.cors.state).toBe('pass');
       expect(result.cors.message).toContain('no CORS rules of its own');
+    });
+  });
+
+  describe('the buckets links clone from', () => {
+    const withAllowed = (allowedBuckets: string[], extra: ISetup = {}) =>
+      checks({ settings: { ...DEMO, allowedBuckets }, ...extra });
+    const cloneRows = (result: { info: IBookshelfInfo }) =>
+      result.info.checks!.filter(c => c.id.startsWith('clone-bucket'));
+
+    it('checks each named bucket in its own row, after the publish bucket', async () => {
+      const result = await withAllowed(['examples', 'published'], {
+        store: store => store.setPolicy('examples', null)
+      });
+      expect(cloneRows(result).map(c => [c.id, c.label, c.state])).toEqual([
+        ['clone-bucket:examples', 'Clone bucket s3://examples', 'pass'],
+        ['clone-bucket:published', 'Clone bucket s3://published', 'pass']
+      ]);
+      const row = result['clone-bucket:examples'];
+      expect(row.message).toContain(
+        's3://examples exists and answered a HEAD request'
+      );
+      expect(row.message).toContain('allow GET from this page');
+      expect(row.message).toContain('denies no reading of objects');
+    });
+
+    it('names wildcard patterns as not checkable, and checks no bucket for them', async () => {
+      const { model, store } = setUp({
+        settings: { ...DEMO, allowedBuckets: ['team-*', 'examples'] }
+      });
+      const info = await model.info({ live: true });
+      const rows = info.checks!.filter(c => c.id.startsWith('clone-bucket'));
+      expect(rows.map(c => [c.id, c.state])).toEqual([
+        ['clone-bucket:examples', 'pass'],
+        ['clone-bucket:team-*', 'skip']
+      ]);
+      expect(rows[1].message).toContain('"team-*" is a pattern');
+      expect(store.calls.filter(c => c.includes('team'))).toEqual([]);
+    });
+
+    it('says that nothing is checked when links may clone from any bucket', async () => {
+      const result = await withAllowed([]);
+      expect(result['clone-buckets'].state).toBe('skip');
+      expect(result['clone-buckets'].message).toContain(
+        '"allowedBuckets" is empty'
+      );
+    });
+
+    it('fails a bucket whose CORS rules refuse this page, with the rule to add', async () => {
+      const result = await withAllowed(['examples', 'nocors'], {
+        failure: (method, bucket) =>
+          bucket === 'nocors' && method === 'headBucket'
+            ? new TypeError('Failed to fetch')
+            : undefined,
+        store: store => store.addBucket('nocors')
+      });
+      expect(result['clone-bucket:examples'].state).toBe('pass');
+      const row = result['clone-bucket:nocors'];
+      expect(row.state).toBe('fail');
+      expect(row.message).toContain('clone links to it fail');
+      expect(row.fix).toContain('Check the name in "allowedBuckets"');
+      expect(JSON.parse(row.rule!).AllowedOrigins).toEqual([ORIGIN]);
+      // The publish bucket is unaffected.
+      expect(result.cors.state).toBe('pass');
+    });
+
+    it('fails a bucket that lets the page HEAD but not read what a clone checks, with the merged configuration', async () => {
+      const other: ICorsRule = {
+        allowedOrigins: ['https://other.example.org'],
+        allowedMethods: ['GET', 'PUT'],
+        allowedHeaders: ['*'],
+        exposeHeaders: ['ETag']
+      };
+      const result = await withAllowed(['examples'], {
+        store: store =>
+          store.setCors('examples', [
+            other,
+            { ...GOOD_RULES[0], exposeHeaders: ['ETag'] }
+          ])
+      });
+      const row = result['clone-bucket:examples'];
+      expect(row.state).toBe('fail');
+      expect(row.message).toContain('GET: x-amz-version-id');
+      const shown = JSON.parse(row.corsConfiguration!);
+      expect(shown).toHaveLength(2);
+      expect(shown[0].AllowedOrigins).toEqual([ORIGIN]);
+      expect(shown[1].AllowedOrigins).toEqual(['https://other.example.org']);
+    });
+
+    it('fails a bucket that does not exist, with the fix in the settings', async () => {
+      const result = await withAllowed(['missing']);
+      const row = result['clone-bucket:missing'];
+      expect(row.state).toBe('fail');
+      expect(row.message).toContain('The bucket "missing" does not exist.');
+      expect(row.fix).toContain('Correct the name in "allowedBuckets"');
+    });
+
+    it('fails a bucket whose policy denies reading to everyone', async () => {
+      const result = await withAllowed(['examples'], {
+        store: store =>
+          store.setPolicy(
+            'examples',
+            JSON.stringify({
+              Statement: [
+                {
+                  Effect: 'Deny',
+                  Principal: '*',
+                  Action: 's3:GetObject',
+                  Resource: 'arn:aws:s3:::examples/*'
+                }
+              ]
+            })
+          )
+      });
+      const row = result['clone-bucket:examples'];
+      expect(row.state).toBe('fail');
+      expect(row.message).toContain('denies reading objects (s3:GetObject)');
+      expect(row.fix).toContain('lift the Deny statement for s3:GetObject');
+    });
+
+    it('passes a bucket these credentials may not list, saying that reading is unproven', async () => {
+      const result = await withAllowed(['examples'], {
+        failure: (method, bucket) =>
+          bucket === 'examples' &&
+          ['headBucket', 'getBucketCors', 'getBucketPolicy'].includes(method)
+            ? sdkError('AccessDenied', 403)
+            : undefined
+      });
+      const row = result['clone-bucket:examples'];
+      expect(row.state).toBe('pass');
+      expect(row.message).toContain('may not list it');
+      expect(row.message).toContain(
+        'send GET requests with the headers a clone sends'
+      );
+    });
+
+    it('waits for the credentials and the service like the publish bucket', async () => {
+      const result = await withAllowed(['examples'], { reachable: false });
+      expect(result['clone-bucket:examples'].state).toBe('skip');
+      expect(result['clone-bucket:examples'].message).toContain(
+        'the S3 service does not answer'
+      );
+    });
+
+    it('checks a few buckets at a time, and at most twenty', async () => {
+      const names = Array.from({ length: 25 }, (_, i) => `bucket-${i}`);
+      let running = 0;
+      let most = 0;
+      const { model, store } = setUp({
+        settings: { ...DEMO, allowedBuckets: names },
+        store: store => names.forEach(name => store.addBucket(name)),
+        failure: (method, bucket) => {
+          if (method === 'headBucket' && bucket.startsWith('bucket-')) {
+            running++;
+            most = Math.max(most, running);
+            setTimeout(() => running--, 0);
+          }
+          return undefined;
+        }
+      });
+      const info = await model.info({ live: true });
+      const rows = info.checks!.filter(c => c.id.startsWith('clone-bucket'));
+      expect(rows).toHaveLength(25);
+      expect(rows.filter(c => c.state === 'pass')).toHaveLength(20);
+      expect(rows[24].message).toContain('the first 20 buckets');
+      expect(
+        store.calls.filter(c => /^headBucket bucket-/.test(c))
+      ).toHaveLength(20);
+      expect(most).toBeGreaterThan(1);
+      expect(most).toBeLessThanOrEqual(4);
     });
   });
 

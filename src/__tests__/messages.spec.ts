@@ -111,7 +111,7 @@ const CASES: {
     }),
     message:
       'The S3 service at http://127.0.0.1:39000 answers, but the bucket "nocors" does not allow requests from this page (http://127.0.0.1:38888)',
-    fix: 'add this CORS rule'
+    fix: 'add this rule at the start of its CORS configuration, keeping the rules it has'
   },
   Unreachable: {
     error: new BookshelfError({
@@ -305,20 +305,20 @@ describe('describeError', () => {
   it('gives the CORS rule to add, with this origin filled in', () => {
     const description = describeError(CASES.CorsRefused.error, marked, ORIGIN);
     expect(description.rule).toBe(corsRule(ORIGIN));
+    // One rule to add: a whole configuration would replace the rules
+    // other sites rely on.
     const rule = JSON.parse(description.rule!);
-    expect(rule).toEqual([
-      {
-        AllowedOrigins: [ORIGIN],
-        AllowedMethods: ['GET', 'HEAD', 'PUT', 'DELETE'],
-        AllowedHeaders: ['*'],
-        ExposeHeaders: [
-          'ETag',
-          'x-amz-version-id',
-          'x-amz-server-side-encryption'
-        ],
-        MaxAgeSeconds: 3000
-      }
-    ]);
+    expect(rule).toEqual({
+      AllowedOrigins: [ORIGIN],
+      AllowedMethods: ['GET', 'HEAD', 'PUT', 'DELETE'],
+      AllowedHeaders: ['*'],
+      ExposeHeaders: [
+        'ETag',
+        'x-amz-version-id',
+        'x-amz-server-side-encryption'
+      ],
+      MaxAgeSeconds: 3000
+    });
     // Without a bucket: the service refuses the origin.
     const service = describeError(
       new BookshelfError({

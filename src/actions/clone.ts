@@ -243,7 +243,9 @@ export async function executeClone(
   const text = (name: string) =>
     typeof args[name] === 'string' ? (args[name] as string) : '';
   const targetPath = text('target_path');
-  let folder = browser?.model.path ?? '';
+  // The launcher names the folder it shows; otherwise the file browser's.
+  let folder =
+    typeof args.cwd === 'string' ? args.cwd : (browser?.model.path ?? '');
   let name = '';
   if (targetPath) {
     if (targetPath.endsWith('/')) {

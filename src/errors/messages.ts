@@ -16,7 +16,7 @@ import type {
 } from './kinds';
 import publishRules from '../rules/publish.json';
 import { ruleMessage } from '../rules/translate';
-import { REQUIRED_CORS_RULE } from '../rules/corsRule';
+import { requiredCorsRule } from '../rules/corsRule';
 
 /**
  * A translated explanation of an error.
@@ -35,16 +35,13 @@ export interface IErrorDescription {
 }
 
 /**
- * The CORS rule a bucket needs for this origin, as the S3 console takes it
- * (Bucket → Permissions → Cross-origin resource sharing); see
- * `REQUIRED_CORS_RULE`.
+ * The one CORS rule a bucket needs for this origin, as the S3 console spells
+ * it (Bucket → Permissions → Cross-origin resource sharing): a rule to add
+ * to the bucket's list, not a whole configuration, which would replace the
+ * rules other sites rely on; see `requiredCorsRule`.
  */
 export function corsRule(origin: string): string {
-  return JSON.stringify(
-    [{ AllowedOrigins: [origin], ...REQUIRED_CORS_RULE }],
-    null,
-    2
-  );
+  return JSON.stringify(requiredCorsRule(origin), null, 2);
 }
 
 /**
@@ -206,10 +203,10 @@ export const ERROR_MESSAGES: {
           ),
       fix: detail.bucket
         ? trans.__(
-            'Check the bucket name. If the bucket exists, ask an administrator to add this CORS rule to it (S3 console: the bucket, Permissions, Cross-origin resource sharing):'
+            'Check the bucket name. If the bucket exists, ask an administrator to add this rule at the start of its CORS configuration, keeping the rules it has (S3 console: the bucket, Permissions, Cross-origin resource sharing; the configuration is a list of rules):'
           )
         : trans.__(
-            'Ask an administrator to add this CORS rule to the bucket (S3 console: the bucket, Permissions, Cross-origin resource sharing):'
+            "Ask an administrator to add this rule at the start of the bucket's CORS configuration, keeping the rules it has (S3 console: the bucket, Permissions, Cross-origin resource sharing; the configuration is a list of rules):"
           ),
       rule: corsRule(origin)
     };

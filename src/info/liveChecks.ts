@@ -12,7 +12,12 @@ import { BookshelfError, isBookshelfError } from '../errors/errors';
 import type { IConditionalWrites } from '../publish/conditional';
 import { describeError } from '../errors/describe';
 import { corsRule } from '../errors/messages';
-import { checkCorsRules, ICorsVerdict } from '../s3/cors';
+import {
+  checkCorsRules,
+  CLONE_METHODS,
+  ICorsRule,
+  mergeCorsRules
+} from '../s3/cors';
 import type { ICredentials } from '../s3/credentials';
 import { probeReachable } from '../s3/diagnosis';
 import { policyDenies, PolicyVerdict } from '../s3/policy';
@@ -55,6 +60,41 @@ export interface ILiveChecksHost {
 }
 
 /**
+ * How many buckets of `allowedBuckets` are checked at once, and at most:
+ * an admin may list many, and the panel must answer in seconds without
+ * flooding the S3 service.
+ */
+export const CLONE_BUCKET_CHECKS = { atOnce: 4, atMost: 20 };
+
+/**
+ * `work` on each item, at most `atOnce` at a time; the results in order.
+ */
+async function mapAtMost<T, R>(
+  items: T[],
+  atOnce: number,
+  work: (item: T) => Promise<R>
+): Promise<R[]> {
+  const results: R[] = new Array(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const index = next++;
+      results[index] = await work(items[index]);
+    }
+  };
+  await Promise.all(
+    Array.from({ length: Math.min(atOnce, items.length) }, worker)
+  );
+  return results;
+}
+
+/** What reading a bucket's CORS rules from the page gave. */
+type CorsReading =
+  | { state: 'rules'; rules: ICorsRule[] }
+  | { state: 'none' }
+  | { state: 'unreadable'; reason: BookshelfError };
+
+/**
  * One run of the live checks for a snapshot of the settings.
  */
 export class LiveChecks {
@@ -88,7 +128,12 @@ export class LiveChecks {
     checks.push(credentials);
     const service = await this._checkService(pageProblems.length === 0);
     checks.push(service);
-    checks.push(...(await this._checkBucket(credentials, service)));
+    // The publish bucket and the buckets links clone from, side by side.
+    const [publishChecks, cloneChecks] = await Promise.all([
+      this._checkBucket(credentials, service),
+      this._checkCloneBuckets(credentials, service)
+    ]);
+    checks.push(...publishChecks, ...cloneChecks);
     return [await shim, ...checks];
   }
 
@@ -352,22 +397,9 @@ export class LiveChecks {
         )
       );
     }
-    if (credentials.state !== 'pass') {
-      return skipAll(
-        trans.__('Not checked: no credentials (see Credentials).')
-      );
-    }
-    if (service.state === 'skip') {
-      return skipAll(
-        trans.__('Not checked until the settings are corrected (see Settings).')
-      );
-    }
-    if (service.state !== 'pass') {
-      return skipAll(
-        trans.__(
-          'Not checked: the S3 service does not answer (see S3 service).'
-        )
-      );
+    const waiting = this._bucketsWait(credentials, service);
+    if (waiting) {
+      return skipAll(waiting);
     }
     const path = `s3://${bucket}`;
     const origin = this._options.origin;
@@ -461,6 +493,309 @@ export class LiveChecks {
       await this._versioningCheck(store, bucket, labels.versioning),
       await this._conditionalCheck(store, bucket, labels.conditional)
     ];
+  }
+
+  /**
+   * Why no bucket can be checked yet, or null when they can: they need
+   * credentials and an S3 service that answers.
+   */
+  private _bucketsWait(
+    credentials: IInfoCheck,
+    service: IInfoCheck
+  ): string | null {
+    const trans = this._trans;
+    if (credentials.state !== 'pass') {
+      return trans.__('Not checked: no credentials (see Credentials).');
+    }
+    if (service.state === 'skip') {
+      return trans.__(
+        'Not checked until the settings are corrected (see Settings).'
+      );
+    }
+    if (service.state !== 'pass') {
+      return trans.__(
+        'Not checked: the S3 service does not answer (see S3 service).'
+      );
+    }
+    return null;
+  }
+
+  /**
+   * The buckets links may clone from (`allowedBuckets`): each one named
+   * without a wildcard gets its own row; a pattern cannot be checked.
+   */
+  private async _checkCloneBuckets(
+    credentials: IInfoCheck,
+    service: IInfoCheck
+  ): Promise<IInfoCheck[]> {
+    const trans = this._trans;
+    const patterns = [...new Set(this._settings.allowedBuckets)];
+    if (!patterns.length) {
+      return [
+        this._check(
+          'clone-buckets',
+          trans.__('Buckets links clone from'),
+          'skip',
+          trans.__(
+            'Links may clone from any bucket ("allowedBuckets" is empty), so no bucket was checked. Name the buckets people clone from in "allowedBuckets" to have each checked here.'
+          )
+        )
+      ];
+    }
+    const label = (bucket: string) => trans.__('Clone bucket s3://%1', bucket);
+    const named = patterns.filter(pattern => !pattern.includes('*'));
+    const checked = named.slice(0, CLONE_BUCKET_CHECKS.atMost);
+    const rows: IInfoCheck[] = [];
+    const skipWhy = this._bucketsWait(credentials, service);
+    if (skipWhy) {
+      rows.push(
+        ...checked.map(bucket =>
+          this._check(`clone-bucket:${bucket}`, label(bucket), 'skip', skipWhy)
+        )
+      );
+    } else {
+      let store: IObjectStore | null = null;
+      let storeFailure: unknown = null;
+      try {
+        store = await this._host.objectStore(this._settings, {
+          prompt: false
+        });
+      } catch (error) {
+        storeFailure = error;
+      }
+      rows.push(
+        ...(await mapAtMost(checked, CLONE_BUCKET_CHECKS.atOnce, bucket =>
+          store
+            ? this._checkCloneBucket(store, bucket, label(bucket))
+            : this._failedCloneBucket(storeFailure, bucket, label(bucket))
+        ))
+      );
+    }
+    for (const bucket of named.slice(CLONE_BUCKET_CHECKS.atMost)) {
+      rows.push(
+        this._check(
+          `clone-bucket:${bucket}`,
+          label(bucket),
+          'skip',
+          trans.__(
+            'Not checked: the panel checks the first %1 buckets of "allowedBuckets" only.',
+            CLONE_BUCKET_CHECKS.atMost
+          )
+        )
+      );
+    }
+    for (const pattern of patterns.filter(p => p.includes('*'))) {
+      rows.push(
+        this._check(
+          `clone-bucket:${pattern}`,
+          trans.__('Clone buckets %1', pattern),
+          'skip',
+          trans.__(
+            'Not checkable: "%1" is a pattern, and the buckets it allows cannot be listed from this page. Name a bucket without wildcards in "allowedBuckets" to have it checked.',
+            pattern
+          )
+        )
+      );
+    }
+    return rows;
+  }
+
+  private async _failedCloneBucket(
+    error: unknown,
+    bucket: string,
+    label: string
+  ): Promise<IInfoCheck> {
+    const failure = await this._host.explain(error, { bucket }, this._settings);
+    const description = describeError(
+      failure,
+      this._trans,
+      this._options.origin
+    );
+    return this._check(
+      `clone-bucket:${bucket}`,
+      label,
+      'fail',
+      description.message,
+      description.fix
+    );
+  }
+
+  /**
+   * Whether a link to an object of `bucket` can clone from this page: the
+   * bucket answers (HEAD), its CORS rules let the page GET with the headers
+   * a clone sends and read the ones it needs, and neither a refused listing
+   * nor the bucket policy says reading is denied. Nothing is read or
+   * written: whether these credentials may read its objects stays unproven.
+   */
+  private async _checkCloneBucket(
+    store: IObjectStore,
+    bucket: string,
+    label: string
+  ): Promise<IInfoCheck> {
+    const trans = this._trans;
+    const settings = this._settings;
+    const origin = this._options.origin;
+    const id = `clone-bucket:${bucket}`;
+    const path = `s3://${bucket}`;
+    const found: string[] = [];
+    try {
+      await store.headBucket(bucket);
+      found.push(
+        trans.__(
+          '%1 exists and answered a HEAD request from this page made with these credentials.',
+          path
+        )
+      );
+    } catch (error) {
+      const failure = await this._host.explain(error, { bucket }, settings);
+      const description = describeError(failure, trans, origin);
+      if (failure.code === 'CorsRefused') {
+        return this._check(
+          id,
+          label,
+          'fail',
+          trans.__(
+            'A HEAD request for %1 from this page (%2) got no answer the page may read, although the S3 service answers: the bucket does not exist, or its CORS rules do not allow this origin, and clone links to it fail.',
+            path,
+            origin
+          ),
+          '',
+          {
+            ...this._corsFix(null),
+            fix: trans.__(
+              'Check the name in "allowedBuckets". If it is right, ask an administrator to add this rule at the start of the bucket\'s CORS configuration, keeping the rules it has (S3 console: the bucket, Permissions, Cross-origin resource sharing; the configuration is a list of rules):'
+            )
+          }
+        );
+      }
+      if (failure.code !== 'AccessDenied') {
+        return this._check(
+          id,
+          label,
+          'fail',
+          trans.__(
+            'A HEAD request for %1 failed: %2',
+            path,
+            description.message
+          ),
+          failure.code === 'NoSuchBucket'
+            ? trans.__(
+                'Correct the name in "allowedBuckets", or create the bucket.'
+              )
+            : description.fix
+        );
+      }
+      // HEAD on a bucket needs the permission to list it; a clone reads
+      // single objects, which may be allowed all the same.
+      found.push(
+        trans.__(
+          '%1 answered, but these credentials may not list it (a HEAD request was refused): clones work only if they may read its objects, which only a clone shows.',
+          path
+        )
+      );
+    }
+
+    const cors = await this._readCors(store, bucket);
+    let corsFailure: Pick<
+      IInfoCheck,
+      'fix' | 'rule' | 'corsConfiguration'
+    > | null = null;
+    switch (cors.state) {
+      case 'none':
+        found.push(
+          trans.__(
+            'It has no CORS rules of its own, but the S3 service let this page read its answers: it allows this origin for every bucket.'
+          )
+        );
+        break;
+      case 'unreadable':
+        if (cors.reason.code === 'CorsRefused') {
+          found.push(
+            trans.__(
+              'Its CORS rules let this page (%1) send HEAD requests but not GET requests, so clones from it fail.',
+              origin
+            )
+          );
+          corsFailure = this._corsFix(null);
+        } else {
+          found.push(
+            trans.__(
+              'Its CORS rules let this page (%1) send GET requests with the headers a clone sends; they could not be read with these credentials, so whether the page may read ETag and x-amz-version-id was not checked.',
+              origin
+            )
+          );
+        }
+        break;
+      case 'rules': {
+        const verdict = checkCorsRules(cors.rules, origin, CLONE_METHODS);
+        if (!verdict.refusedMethods.length && !verdict.hiddenHeaders.length) {
+          found.push(
+            trans.__(
+              'Its CORS rules allow GET from this page (%1) with the headers a clone sends, and let it read the headers a clone checks.',
+              origin
+            )
+          );
+        } else {
+          found.push(
+            verdict.refusedMethods.length
+              ? trans.__(
+                  'Its CORS rules do not allow GET from this page (%1) with the headers a clone sends, so clones from it fail.',
+                  origin
+                )
+              : trans.__(
+                  'Its CORS rules do not let this page read these answer headers, which a clone checks: %1.',
+                  verdict.hiddenHeaders.join('; ')
+                )
+          );
+          corsFailure = this._corsFix(cors.rules);
+        }
+        break;
+      }
+    }
+
+    const policy = await this._readPolicy(
+      store,
+      bucket,
+      's3:GetObject',
+      'notebook.ipynb'
+    );
+    const denied = policy.state === 'read' && policy.verdict === 'denied';
+    if (policy.state === 'unreadable') {
+      found.push(
+        trans.__(
+          'Its bucket policy could not be read with these credentials, so it was not checked for denials.'
+        )
+      );
+    } else if (denied) {
+      found.push(
+        trans.__(
+          'Its bucket policy denies reading objects (s3:GetObject) to everyone, so clones from it fail.'
+        )
+      );
+    } else if (policy.verdict === 'maybe') {
+      found.push(
+        trans.__(
+          'Its bucket policy denies reading objects (s3:GetObject) to some principals or under conditions; whether these credentials are concerned is not known.'
+        )
+      );
+    } else {
+      found.push(trans.__('Its bucket policy denies no reading of objects.'));
+    }
+    if (corsFailure) {
+      return this._check(id, label, 'fail', found.join(' '), '', corsFailure);
+    }
+    if (denied) {
+      return this._check(
+        id,
+        label,
+        'fail',
+        found.join(' '),
+        trans.__(
+          'Ask the owner of the bucket to lift the Deny statement for s3:GetObject, or remove the bucket from "allowedBuckets".'
+        )
+      );
+    }
+    return this._check(id, label, 'pass', found.join(' '));
   }
 
   /**
@@ -560,19 +895,10 @@ export class LiveChecks {
   private async _readCors(
     store: IObjectStore,
     bucket: string
-  ): Promise<
-    | { state: 'rules'; verdict: ICorsVerdict }
-    | { state: 'none' }
-    | { state: 'unreadable'; reason: BookshelfError }
-  > {
+  ): Promise<CorsReading> {
     try {
       const rules = await store.getBucketCors(bucket);
-      return rules === null
-        ? { state: 'none' }
-        : {
-            state: 'rules',
-            verdict: checkCorsRules(rules, this._options.origin)
-          };
+      return rules === null ? { state: 'none' } : { state: 'rules', rules };
     } catch (error) {
       return {
         state: 'unreadable',
@@ -581,24 +907,25 @@ export class LiveChecks {
     }
   }
 
+  /**
+   * Whether the bucket policy denies `action` on `key` (of a kind the
+   * extension would use).
+   */
   private async _readPolicy(
     store: IObjectStore,
-    bucket: string
+    bucket: string,
+    action = 's3:PutObject',
+    key = `${this._settings.publishPrefix}bookshelf-check.ipynb`
   ): Promise<
     | { state: 'read'; verdict: PolicyVerdict }
     | { state: 'unreadable'; reason: BookshelfError }
   > {
-    const key = `${this._settings.publishPrefix}bookshelf-check.ipynb`;
     try {
       const policy = await store.getBucketPolicy(bucket);
       return {
         state: 'read',
         verdict: policy
-          ? policyDenies(
-              policy,
-              's3:PutObject',
-              `arn:aws:s3:::${bucket}/${key}`
-            )
+          ? policyDenies(policy, action, `arn:aws:s3:::${bucket}/${key}`)
           : 'none'
       };
     } catch (error) {
@@ -609,14 +936,50 @@ export class LiveChecks {
     }
   }
 
+  /**
+   * What to show an administrator for a bucket whose rules fall short: the
+   * one rule to add and, where the page could read the bucket's rules, the
+   * whole configuration with it, which keeps the rules other sites rely on.
+   */
+  private _corsFix(
+    rules: ICorsRule[] | null
+  ): Pick<IInfoCheck, 'fix' | 'rule' | 'corsConfiguration'> {
+    const trans = this._trans;
+    const origin = this._options.origin;
+    const rule = corsRule(origin);
+    if (!rules) {
+      return {
+        fix: trans.__(
+          "Ask an administrator to add this rule at the start of the bucket's CORS configuration, keeping the rules it has (S3 console: the bucket, Permissions, Cross-origin resource sharing; the configuration is a list of rules):"
+        ),
+        rule
+      };
+    }
+    const merged = mergeCorsRules(rules, origin);
+    // The first rule is this origin's; the rest are kept for other origins.
+    const kept = merged.length - 1;
+    return {
+      fix: kept
+        ? trans._n(
+            "Ask an administrator to replace the bucket's CORS configuration (S3 console: the bucket, Permissions, Cross-origin resource sharing) with the configuration below: it keeps the bucket's rule for other origins as it is, and gives this origin one rule of its own, first, since S3 uses the first rule that matches. The rule for this origin alone:",
+            "Ask an administrator to replace the bucket's CORS configuration (S3 console: the bucket, Permissions, Cross-origin resource sharing) with the configuration below: it keeps the bucket's %1 rules for other origins as they are, and gives this origin one rule of its own, first, since S3 uses the first rule that matches. The rule for this origin alone:",
+            kept
+          )
+        : trans.__(
+            "Ask an administrator to replace the bucket's CORS configuration (S3 console: the bucket, Permissions, Cross-origin resource sharing) with the configuration below, whose one rule, for this origin, keeps what the bucket's rule allowed it and adds what Bookshelf needs:"
+          ),
+      rule,
+      corsConfiguration: JSON.stringify(merged, null, 2)
+    };
+  }
+
   private _corsCheck(
-    cors: Awaited<ReturnType<LiveChecks['_readCors']>>,
+    cors: CorsReading,
     path: string,
     label: string
   ): IInfoCheck {
     const trans = this._trans;
     const origin = this._options.origin;
-    const rule = corsRule(origin);
     switch (cors.state) {
       case 'none':
         return this._check(
@@ -640,10 +1003,8 @@ export class LiveChecks {
               path,
               origin
             ),
-            trans.__(
-              "Ask an administrator to replace the bucket's CORS rule for this origin with this one:"
-            ),
-            { rule }
+            '',
+            this._corsFix(null)
           );
         }
         return this._check(
@@ -658,7 +1019,10 @@ export class LiveChecks {
           )
         );
       case 'rules': {
-        const { refusedMethods, hiddenHeaders } = cors.verdict;
+        const { refusedMethods, hiddenHeaders } = checkCorsRules(
+          cors.rules,
+          origin
+        );
         if (!refusedMethods.length && !hiddenHeaders.length) {
           return this._check(
             'cors',
@@ -695,17 +1059,15 @@ export class LiveChecks {
           label,
           'fail',
           found.join(' '),
-          trans.__(
-            'Ask an administrator to add this CORS rule to the bucket (first, or instead of the rule that matches this origin now):'
-          ),
-          { rule }
+          '',
+          this._corsFix(cors.rules)
         );
       }
     }
   }
 
   private _bucketCheck(
-    cors: Awaited<ReturnType<LiveChecks['_readCors']>>,
+    cors: CorsReading,
     policy: Awaited<ReturnType<LiveChecks['_readPolicy']>>,
     path: string,
     label: string
@@ -720,7 +1082,10 @@ export class LiveChecks {
       )
     ];
     const putRefused =
-      cors.state === 'rules' && cors.verdict.refusedMethods.includes('PUT');
+      cors.state === 'rules' &&
+      checkCorsRules(cors.rules, this._options.origin, [
+        'PUT'
+      ]).refusedMethods.includes('PUT');
     if (cors.state === 'rules') {
       found.push(
         putRefused

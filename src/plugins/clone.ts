@@ -5,6 +5,7 @@ import {
 } from '@jupyterlab/application';
 import { ICommandPalette } from '@jupyterlab/apputils';
 import { IDefaultFileBrowser } from '@jupyterlab/filebrowser';
+import { ILauncher } from '@jupyterlab/launcher';
 import { ITranslator, nullTranslator } from '@jupyterlab/translation';
 import { downloadIcon } from '@jupyterlab/ui-components';
 
@@ -33,14 +34,21 @@ export const clonePlugin: JupyterFrontEndPlugin<void> = {
     'Adds "Clone from S3…": the clone dialog, opened from the palette or by a link.',
   autoStart: true,
   requires: [IBookshelf],
-  optional: [ITranslator, ICommandPalette, IDefaultFileBrowser, IRouter],
+  optional: [
+    ITranslator,
+    ICommandPalette,
+    IDefaultFileBrowser,
+    IRouter,
+    ILauncher
+  ],
   activate: (
     app: JupyterFrontEnd,
     bookshelf: IBookshelf,
     translator: ITranslator | null,
     palette: ICommandPalette | null,
     browser: IDefaultFileBrowser | null,
-    router: IRouter | null
+    router: IRouter | null,
+    launcher: ILauncher | null
   ) => {
     const trans = (translator ?? nullTranslator).load(TRANSLATION_DOMAIN);
     const context: ICloneContext = { app, bookshelf, trans, browser };
@@ -48,7 +56,11 @@ export const clonePlugin: JupyterFrontEndPlugin<void> = {
     const actions = () => import('../actions/clone');
 
     app.commands.addCommand(CommandIDs.clone, {
-      label: trans.__('Clone from S3…'),
+      // A launcher card names what it makes, as Lab's own do ("Text File").
+      label: args =>
+        args.isLauncher
+          ? trans.__('Clone from S3')
+          : trans.__('Clone from S3…'),
       caption: trans.__(
         'Copy a notebook or file from S3 into the file browser, under a name that overwrites nothing'
       ),
@@ -70,6 +82,11 @@ export const clonePlugin: JupyterFrontEndPlugin<void> = {
             fromLink: {
               type: 'boolean',
               description: 'Opened by a link: only allowed buckets'
+            },
+            cwd: {
+              type: 'string',
+              description:
+                'The folder to clone to when target_path names none (the launcher passes its own)'
             }
           }
         }
@@ -77,6 +94,14 @@ export const clonePlugin: JupyterFrontEndPlugin<void> = {
       execute: async args => (await actions()).executeClone(context, args)
     });
     palette?.addItem({ command: CommandIDs.clone, category: PALETTE_CATEGORY });
+    // Lab's launcher takes its cards in code only (there is no schema key
+    // for them, unlike menus and toolbars). In "Other", beside the new
+    // files, under Lab's own translation of the category's name.
+    launcher?.add({
+      command: CommandIDs.clone,
+      category: (translator ?? nullTranslator).load('jupyterlab').__('Other'),
+      rank: 50
+    });
 
     // The in-app link: {base_url}lab?bookshelf-clone&s3_bucket=…&s3_key=…
     app.commands.addCommand(CommandIDs.openCloneLink, {

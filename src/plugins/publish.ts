@@ -15,9 +15,15 @@ import { TRANSLATION_DOMAIN } from '../package';
 import { IBookshelf, PACKAGE_NAME } from '../tokens';
 
 /**
+ * The name Notebook 7's application gives itself (JupyterLab's is
+ * 'JupyterLab').
+ */
+const NOTEBOOK_APP_NAME = 'Jupyter Notebook';
+
+/**
  * Publish a notebook to the publish bucket: the command in the file
- * browser's context menu (schema/publish.json), the File menu and the
- * palette.
+ * browser's context menu (schema/publish.json), the File menu, the palette
+ * and, in Notebook 7, the tree view's buttons for the selection.
  */
 export const publishPlugin: JupyterFrontEndPlugin<void> = {
   id: `${PACKAGE_NAME}:publish`,
@@ -68,6 +74,16 @@ export const publishPlugin: JupyterFrontEndPlugin<void> = {
       return current ? current.context.path : null;
     };
 
+    // Notebook 7's tree view shows buttons for the selection in its file
+    // browser's toolbar (Open, Download, …, declared as toolbar items of
+    // the FileBrowser factory); Publish is one of them there, shown while
+    // a notebook is selected. Lab's file browser toolbar has no such
+    // buttons, so there it stays hidden.
+    const selectionButtons = app.name === NOTEBOOK_APP_NAME;
+    const notebookSelected = () =>
+      !!browser &&
+      [...browser.selectedItems()].some(item => item.type === 'notebook');
+
     app.commands.addCommand(CommandIDs.publish, {
       label: args =>
         args.fromFileBrowser
@@ -78,8 +94,12 @@ export const publishPlugin: JupyterFrontEndPlugin<void> = {
       caption: trans.__(
         'Put the notebook in the publish bucket and get a link to share'
       ),
-      icon: args => (args.isPalette ? undefined : fileUploadIcon),
+      // A text button among Notebook 7's selection buttons, as theirs are.
+      icon: args =>
+        args.isPalette || args.toolbar ? undefined : fileUploadIcon,
       isEnabled: args => targetPath(args) !== null,
+      isVisible: args =>
+        !args.toolbar || (selectionButtons && notebookSelected()),
       describedBy: {
         args: {
           type: 'object',
@@ -91,6 +111,11 @@ export const publishPlugin: JupyterFrontEndPlugin<void> = {
             fromFileBrowser: {
               type: 'boolean',
               description: "Publish the file browser's selection"
+            },
+            toolbar: {
+              type: 'boolean',
+              description:
+                "A button of the file browser's toolbar (Notebook 7's selection buttons)"
             }
           }
         }
@@ -109,6 +134,9 @@ export const publishPlugin: JupyterFrontEndPlugin<void> = {
       category: PALETTE_CATEGORY
     });
     notebooks?.currentChanged.connect(() => {
+      app.commands.notifyCommandChanged(CommandIDs.publish);
+    });
+    browser?.selectionChanged.connect(() => {
       app.commands.notifyCommandChanged(CommandIDs.publish);
     });
   }

@@ -13,3 +13,23 @@ export const REQUIRED_CORS_RULE = {
   ExposeHeaders: [...corsDefinition.ExposeHeaders],
   MaxAgeSeconds: corsDefinition.MaxAgeSeconds
 };
+
+/**
+ * One CORS rule as S3's console and API spell it (a CORS configuration is a
+ * list of these).
+ */
+export interface IS3CorsRule {
+  ID?: string;
+  AllowedOrigins: string[];
+  AllowedMethods: string[];
+  AllowedHeaders: string[];
+  ExposeHeaders: string[];
+  MaxAgeSeconds?: number;
+}
+
+/**
+ * The one CORS rule to add to a bucket for the page at `origin`.
+ */
+export function requiredCorsRule(origin: string): IS3CorsRule {
+  return { AllowedOrigins: [origin], ...REQUIRED_CORS_RULE };
+}

@@ -375,10 +375,14 @@ class SdkObjectStore implements IObjectStore {
         new GetBucketCorsCommand({ Bucket: bucket })
       );
       return (response.CORSRules ?? []).map(rule => ({
+        ...(rule.ID !== undefined ? { id: rule.ID } : {}),
         allowedOrigins: rule.AllowedOrigins ?? [],
         allowedMethods: rule.AllowedMethods ?? [],
         allowedHeaders: rule.AllowedHeaders ?? [],
-        exposeHeaders: rule.ExposeHeaders ?? []
+        exposeHeaders: rule.ExposeHeaders ?? [],
+        ...(rule.MaxAgeSeconds !== undefined
+          ? { maxAgeSeconds: rule.MaxAgeSeconds }
+          : {})
       }));
     } catch (error) {
       if ((error as any)?.name === 'NoSuchCORSConfiguration') {

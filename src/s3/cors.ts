@@ -11,13 +11,27 @@ import corsDefinition from '../rules/cors.json';
  * One CORS rule of a bucket (GetBucketCors).
  */
 export interface ICorsRule {
+  /** The rule's name (S3's `ID`), if it has one. */
+  id?: string;
   allowedOrigins: string[];
   allowedMethods: string[];
   allowedHeaders: string[];
   exposeHeaders: string[];
+  maxAgeSeconds?: number;
 }
 
-export { REQUIRED_CORS_RULE } from '../rules/corsRule';
+import { type IS3CorsRule, requiredCorsRule } from '../rules/corsRule';
+
+export {
+  type IS3CorsRule,
+  REQUIRED_CORS_RULE,
+  requiredCorsRule
+} from '../rules/corsRule';
+
+/**
+ * The methods a bucket people only clone from must allow.
+ */
+export const CLONE_METHODS: string[] = [...corsDefinition.cloneMethods];
 
 /**
  * The request headers the S3 SDK sends from the browser on a signed
@@ -95,14 +109,19 @@ export interface ICorsVerdict {
 }
 
 /**
- * Check the rules against what the extension does from `origin`.
+ * Check the rules against what the extension does from `origin`: every
+ * required method, or only `methods` (e.g. `CLONE_METHODS`).
  */
 export function checkCorsRules(
   rules: ICorsRule[],
-  origin: string
+  origin: string,
+  methods?: string[]
 ): ICorsVerdict {
   const verdict: ICorsVerdict = { refusedMethods: [], hiddenHeaders: [] };
-  for (const need of NEEDED_ACCESS) {
+  const needs = methods
+    ? NEEDED_ACCESS.filter(need => methods.includes(need.method))
+    : NEEDED_ACCESS;
+  for (const need of needs) {
     const rule = matchingRule(rules, origin, need.method, need.headers);
     if (!rule) {
       verdict.refusedMethods.push(need.method);
@@ -118,4 +137,78 @@ export function checkCorsRules(
     }
   }
   return verdict;
+}
+
+/**
+ * A rule as S3's console and API spell it; absent fields stay absent.
+ */
+export function toS3CorsRule(rule: ICorsRule): IS3CorsRule {
+  return {
+    ...(rule.id !== undefined ? { ID: rule.id } : {}),
+    AllowedOrigins: [...rule.allowedOrigins],
+    AllowedMethods: [...rule.allowedMethods],
+    AllowedHeaders: [...rule.allowedHeaders],
+    ExposeHeaders: [...rule.exposeHeaders],
+    ...(rule.maxAgeSeconds !== undefined
+      ? { MaxAgeSeconds: rule.maxAgeSeconds }
+      : {})
+  };
+}
+
+/** `names` and then those of `more` it lacks, compared without case. */
+function union(names: string[], more: string[]): string[] {
+  const seen = new Set(names.map(name => name.toLowerCase()));
+  return [...names, ...more.filter(name => !seen.has(name.toLowerCase()))];
+}
+
+/**
+ * The bucket's CORS configuration with what the page at `origin` needs,
+ * changing nothing for other origins: the rules that name `origin` (not
+ * by a wildcard) lose it, a rule left without origins goes, and one rule
+ * for `origin` goes first (S3 applies the first rule that matches), with
+ * everything those rules allowed it plus the required rule. Rules for
+ * other origins, wildcard rules included, are kept as they are.
+ */
+export function mergeCorsRules(
+  rules: ICorsRule[],
+  origin: string
+): IS3CorsRule[] {
+  const required = requiredCorsRule(origin);
+  const mine = rules.filter(rule => rule.allowedOrigins.includes(origin));
+  const merged: IS3CorsRule = { ...required };
+  for (const rule of mine) {
+    merged.AllowedMethods = union(rule.allowedMethods, merged.AllowedMethods);
+    merged.ExposeHeaders = union(rule.exposeHeaders, merged.ExposeHeaders);
+    merged.AllowedHeaders = merged.AllowedHeaders.includes('*')
+      ? ['*']
+      : union(rule.allowedHeaders, merged.AllowedHeaders);
+  }
+  // A rule that was this origin's alone keeps its name and cache time.
+  const own = mine.find(rule => rule.allowedOrigins.length === 1);
+  if (own?.id !== undefined) {
+    merged.ID = own.id;
+  }
+  if (own?.maxAgeSeconds !== undefined) {
+    merged.MaxAgeSeconds = own.maxAgeSeconds;
+  }
+  const others = rules
+    .map(rule =>
+      rule.allowedOrigins.includes(origin)
+        ? {
+            ...rule,
+            allowedOrigins: rule.allowedOrigins.filter(o => o !== origin)
+          }
+        : rule
+    )
+    .filter(rule => rule.allowedOrigins.length > 0)
+    .map(toS3CorsRule);
+  const ordered: IS3CorsRule = {
+    ...(merged.ID !== undefined ? { ID: merged.ID } : {}),
+    AllowedOrigins: merged.AllowedOrigins,
+    AllowedMethods: merged.AllowedMethods,
+    AllowedHeaders: merged.AllowedHeaders,
+    ExposeHeaders: merged.ExposeHeaders,
+    MaxAgeSeconds: merged.MaxAgeSeconds
+  };
+  return [ordered, ...others];
 }

@@ -1,10 +1,16 @@
-import { Dialog, ReactWidget, showDialog } from '@jupyterlab/apputils';
+import { Dialog, showDialog } from '@jupyterlab/apputils';
 import { TranslationBundle } from '@jupyterlab/translation';
 import * as React from 'react';
 
 import '../../style/widgets.css';
 
-import { validateCloneRequest } from '../clone/request';
+import { FocusTrappingBody } from './focusTrap';
+
+import {
+  CLONE_FIELDS,
+  type CloneField,
+  validateCloneRequest
+} from '../clone/request';
 import { describeError } from '../errors/describe';
 import { BookshelfError } from '../errors/errors';
 import { isBucketAllowed, keyBaseName, parseS3Url } from '../s3/names';
@@ -30,6 +36,11 @@ export interface ICloneFormProps {
   /** The dialog was opened by a link: allowedBuckets applies. */
   fromLink: boolean;
   allowedBuckets: string[];
+  /**
+   * Show every problem from the start, also of the fields left empty (the
+   * person tried to clone already).
+   */
+  showAllProblems?: boolean;
   /** The name the file will really get in the folder (first free one). */
   probeName: (folder: string, name: string) => Promise<string | null>;
   onChange: (values: ICloneFormValues, valid: boolean) => void;
@@ -53,7 +64,49 @@ export function requestFromValues(values: ICloneFormValues): ICloneRequest {
 }
 
 /**
- * The problems of the form's values, by input. The folder and the name are
+ * The labels of the form's inputs, as the person sees them.
+ */
+export function inputLabels(trans: TranslationBundle): {
+  [input in keyof ICloneFormValues]: string;
+} {
+  return {
+    bucket: trans.__('Bucket'),
+    key: trans.__('Key'),
+    versionId: trans.__('Version (optional)'),
+    folder: trans.__('Folder'),
+    name: trans.__('File name')
+  };
+}
+
+const FIELD_NAMES = new RegExp(`\\b(?:${CLONE_FIELDS.join('|')})\\b`, 'g');
+
+/**
+ * A shared rule's message in the dialog's words. The rules name the
+ * request's fields (`s3_bucket: …`, `give a target_path`), as the server's
+ * JSON errors do; the person sees inputs with labels, so each field name
+ * becomes the label of the input where the problem shows (the folder or
+ * the file name for a target_path), quoted inside a sentence.
+ */
+export function inDialogWords(
+  message: string,
+  input: keyof ICloneFormValues,
+  trans: TranslationBundle
+): string {
+  const labels = inputLabels(trans);
+  const byField: { [field in CloneField]: string } = {
+    s3_bucket: labels.bucket,
+    s3_key: labels.key,
+    s3_version_id: labels.versionId,
+    target_path: input === 'folder' ? labels.folder : labels.name
+  };
+  return message.replace(FIELD_NAMES, (field: string, offset: number) => {
+    const label = byField[field as CloneField];
+    return offset === 0 ? label : trans.__('"%1"', label);
+  });
+}
+
+/**
+ * The problems of the form's values, by input, in the dialog's words. The folder and the name are
  * checked apart so that each problem shows at its own input.
  */
 export function formProblems(
@@ -80,7 +133,7 @@ export function formProblems(
       item => item.field === field
     );
     if (problem) {
-      problems[input] = problem.message;
+      problems[input] = inDialogWords(problem.message, input, trans);
     }
   }
   if (!problems.name && name.includes('/')) {
@@ -112,11 +165,27 @@ export function formProblems(
  */
 export function CloneForm(props: ICloneFormProps): JSX.Element {
   const { trans } = props;
+  const labels = inputLabels(trans);
   const [values, setValues] = React.useState(props.initial);
   const [nameEdited, setNameEdited] = React.useState(!!props.initial.name);
   const [finalName, setFinalName] = React.useState<string | null>(null);
+  // A problem shows once the person typed in its field; a value given to
+  // the dialog (a link's, or the one Enter refused) shows its problem at
+  // once, but an empty form opened from a menu is not red before anyone
+  // typed.
+  const [shown, setShown] = React.useState<Set<keyof ICloneFormValues>>(
+    () =>
+      new Set(
+        (Object.keys(props.initial) as (keyof ICloneFormValues)[]).filter(
+          input =>
+            props.showAllProblems || props.fromLink || props.initial[input]
+        )
+      )
+  );
   const problems = formProblems(values, props, trans);
   const valid = Object.keys(problems).length === 0;
+  const shownProblem = (input: keyof ICloneFormValues) =>
+    shown.has(input) ? problems[input] : undefined;
   const name = values.name || keyBaseName(values.key);
 
   React.useEffect(() => {
@@ -144,6 +213,13 @@ export function CloneForm(props: ICloneFormProps): JSX.Element {
   }, [values.folder, name, valid]);
 
   const update = (patch: Partial<ICloneFormValues>) => {
+    const typed = Object.keys(patch) as (keyof ICloneFormValues)[];
+    // The name follows the key until it is edited: its problems are the
+    // key's doing.
+    if (!nameEdited && patch.key !== undefined) {
+      typed.push('name');
+    }
+    setShown(previous => new Set([...previous, ...typed]));
     setValues(previous => {
       const next = { ...previous, ...patch };
       if (!nameEdited && patch.key !== undefined) {
@@ -168,32 +244,31 @@ export function CloneForm(props: ICloneFormProps): JSX.Element {
     label: string,
     element: JSX.Element
   ) => (
-    <label
-      className="jp-Bookshelf-field"
-      htmlFor={`jp-bookshelf-clone-${input}`}
-    >
-      <span>{label}</span>
+    // The label holds only its words, so that they alone name the input; the
+    // problem is its description.
+    <div className="jp-Bookshelf-field">
+      <label htmlFor={`jp-bookshelf-clone-${input}`}>{label}</label>
       {element}
-      {problems[input] ? (
+      {shownProblem(input) ? (
         <span
           className="jp-Bookshelf-field-error"
           id={`jp-bookshelf-clone-${input}-error`}
           role="alert"
         >
-          {problems[input]}
+          {shownProblem(input)}
         </span>
       ) : null}
-    </label>
+    </div>
   );
 
   const inputProps = (input: keyof ICloneFormValues) => ({
     id: `jp-bookshelf-clone-${input}`,
     name: input,
-    className: problems[input]
+    className: shownProblem(input)
       ? 'jp-mod-styled jp-Bookshelf-input jp-mod-invalid'
       : 'jp-mod-styled jp-Bookshelf-input',
-    'aria-invalid': problems[input] ? true : undefined,
-    'aria-describedby': problems[input]
+    'aria-invalid': shownProblem(input) ? true : undefined,
+    'aria-describedby': shownProblem(input)
       ? `jp-bookshelf-clone-${input}-error`
       : undefined,
     spellCheck: false,
@@ -213,7 +288,7 @@ export function CloneForm(props: ICloneFormProps): JSX.Element {
         <legend>{trans.__('From S3')}</legend>
         {field(
           'bucket',
-          trans.__('Bucket'),
+          labels.bucket,
           <input
             {...inputProps('bucket')}
             value={values.bucket}
@@ -224,7 +299,7 @@ export function CloneForm(props: ICloneFormProps): JSX.Element {
         )}
         {field(
           'key',
-          trans.__('Key'),
+          labels.key,
           <input
             {...inputProps('key')}
             value={values.key}
@@ -234,7 +309,7 @@ export function CloneForm(props: ICloneFormProps): JSX.Element {
         )}
         {field(
           'versionId',
-          trans.__('Version (optional)'),
+          labels.versionId,
           <input
             {...inputProps('versionId')}
             value={values.versionId}
@@ -247,7 +322,7 @@ export function CloneForm(props: ICloneFormProps): JSX.Element {
         <legend>{trans.__('To')}</legend>
         {field(
           'folder',
-          trans.__('Folder'),
+          labels.folder,
           <input
             {...inputProps('folder')}
             value={values.folder}
@@ -257,7 +332,7 @@ export function CloneForm(props: ICloneFormProps): JSX.Element {
         )}
         {field(
           'name',
-          trans.__('File name'),
+          labels.name,
           <input
             {...inputProps('name')}
             value={values.name}
@@ -292,7 +367,7 @@ export function CloneForm(props: ICloneFormProps): JSX.Element {
  * The body of the clone dialog.
  */
 class CloneDialogBody
-  extends ReactWidget
+  extends FocusTrappingBody
   implements Dialog.IBodyWidget<ICloneFormValues>
 {
   constructor(private readonly _props: Omit<ICloneFormProps, 'onChange'>) {
@@ -343,10 +418,11 @@ export async function showCloneDialog(
 ): Promise<ICloneRequest | null> {
   const { trans } = props;
   let initial = props.initial;
+  let showAllProblems = props.showAllProblems;
   for (;;) {
     const result = await showDialog({
       title: trans.__('Clone from S3'),
-      body: new CloneDialogBody({ ...props, initial }),
+      body: new CloneDialogBody({ ...props, initial, showAllProblems }),
       buttons: [
         Dialog.cancelButton({ label: trans.__('Cancel') }),
         Dialog.okButton({ label: trans.__('Clone') })
@@ -357,6 +433,8 @@ export async function showCloneDialog(
       return null;
     }
     initial = result.value;
+    // Enter on an incomplete form: now every problem is the person's to see.
+    showAllProblems = true;
     // Enter confirms even when the button is disabled: check again.
     if (Object.keys(formProblems(initial, props, trans)).length === 0) {
       return requestFromValues(initial);

@@ -158,6 +158,26 @@ export function InfoPanelComponent(props: IInfoPanelProps): JSX.Element {
                 </Button>
               </div>
             )}
+            {check.corsConfiguration && (
+              <div className="jp-Bookshelf-check-configuration">
+                <p>
+                  {trans.__(
+                    "The bucket's CORS configuration with it, its other rules kept:"
+                  )}
+                </p>
+                <pre>{check.corsConfiguration}</pre>
+                <Button
+                  className="jp-mod-styled"
+                  onClick={() =>
+                    void navigator.clipboard?.writeText(
+                      check.corsConfiguration ?? ''
+                    )
+                  }
+                >
+                  {trans.__('Copy Configuration')}
+                </Button>
+              </div>
+            )}
             {check.action === 'enter-credentials' && (
               <Button
                 className="jp-mod-styled jp-mod-accept"

@@ -1,8 +1,10 @@
-import { Dialog, ReactWidget, showDialog } from '@jupyterlab/apputils';
+import { Dialog, showDialog } from '@jupyterlab/apputils';
 import { TranslationBundle } from '@jupyterlab/translation';
 import * as React from 'react';
 
 import '../../style/widgets.css';
+
+import { FocusTrappingBody } from './focusTrap';
 
 import { describeError } from '../errors/describe';
 import type { IPublishTargetInfo, OverwritePolicy } from '../tokens';
@@ -124,10 +126,17 @@ export function PublishForm(props: IPublishFormProps): JSX.Element {
       className="jp-Bookshelf-form jp-Bookshelf-publishForm"
       onSubmit={event => event.preventDefault()}
     >
-      <label className="jp-Bookshelf-field" htmlFor="jp-bookshelf-publish-path">
-        <span>{trans.__('Publish to')}</span>
+      {/* The label holds only its words; the fixed part of the address
+          and what is there describe the input. */}
+      <div className="jp-Bookshelf-field">
+        <label htmlFor="jp-bookshelf-publish-path">
+          {trans.__('Publish to')}
+        </label>
         <span className="jp-Bookshelf-publish-destination">
-          <code className="jp-Bookshelf-publish-prefix">
+          <code
+            className="jp-Bookshelf-publish-prefix"
+            id="jp-bookshelf-publish-prefix"
+          >
             {`s3://${props.bucket}/${props.prefix}`}
           </code>
           <input
@@ -138,11 +147,11 @@ export function PublishForm(props: IPublishFormProps): JSX.Element {
             autoFocus
             spellCheck={false}
             autoComplete="off"
-            aria-describedby="jp-bookshelf-publish-status"
+            aria-describedby="jp-bookshelf-publish-prefix jp-bookshelf-publish-status"
             onChange={event => setDestination(event.target.value)}
           />
         </span>
-      </label>
+      </div>
       <p
         id="jp-bookshelf-publish-status"
         className={
@@ -165,7 +174,7 @@ export function PublishForm(props: IPublishFormProps): JSX.Element {
  * The body of the publish dialog.
  */
 class PublishDialogBody
-  extends ReactWidget
+  extends FocusTrappingBody
   implements Dialog.IBodyWidget<IPublishChoice | null>
 {
   constructor(private readonly _props: Omit<IPublishFormProps, 'onChange'>) {

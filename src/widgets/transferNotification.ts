@@ -2,6 +2,8 @@ import { Notification } from '@jupyterlab/apputils';
 import { formatFileSize } from '@jupyterlab/filebrowser';
 import { TranslationBundle } from '@jupyterlab/translation';
 
+import '../../style/widgets.css';
+
 import type { ITransferProgress } from '../tokens';
 
 /**
@@ -9,6 +11,46 @@ import type { ITransferProgress } from '../tokens';
  */
 export function formatBytes(bytes: number): string {
   return formatFileSize(bytes, 1, 1024);
+}
+
+/**
+ * The class of the progress bar a transfer notification shows.
+ */
+const PROGRESS_CLASS = 'jp-Bookshelf-transfer-progress';
+
+/**
+ * Show a progress bar in the notification `id`, under its text, or update
+ * the one there. JupyterLab keeps a notification's `progress` but its
+ * toasts do not draw it (they hide react-toastify's bar and show a
+ * message as text only), so the bar is an accessible <progress> element
+ * put into the toast, which react-toastify gives the notification's id.
+ * The toast appears a moment after it is emitted and its content is
+ * rendered anew on updates: each update puts the bar back if need be.
+ * `fraction` undefined: an indeterminate bar (the size is not known).
+ */
+export function showProgressBar(
+  id: string,
+  label: string,
+  fraction: number | undefined
+): void {
+  const toast = document.getElementById(id);
+  const message = toast?.querySelector('.jp-toast-message');
+  if (!toast || !message) {
+    return;
+  }
+  let bar = toast.querySelector<HTMLProgressElement>(`.${PROGRESS_CLASS}`);
+  if (!bar) {
+    bar = document.createElement('progress');
+    bar.className = PROGRESS_CLASS;
+    bar.max = 1;
+    message.insertAdjacentElement('afterend', bar);
+  }
+  bar.setAttribute('aria-label', label);
+  if (fraction === undefined) {
+    bar.removeAttribute('value');
+  } else {
+    bar.value = Math.min(Math.max(fraction, 0), 1);
+  }
 }
 
 /**
@@ -46,12 +88,21 @@ export async function withTransferNotification<T>(
       callback: () => controller.abort()
     }
   ];
+  const fraction = () =>
+    latest.total ? latest.loaded / latest.total : undefined;
+  // The toast is drawn a moment after the notification is emitted.
+  let drawBar: ReturnType<typeof setInterval> | null = null;
   const show = setTimeout(() => {
     id = Notification.emit(message(), 'in-progress', {
       autoClose: false,
-      progress: latest.total ? latest.loaded / latest.total : undefined,
+      progress: fraction(),
       actions
     });
+    drawBar = setInterval(() => {
+      if (id !== null) {
+        showProgressBar(id, label, fraction());
+      }
+    }, 250);
   }, 400);
   let lastUpdate = 0;
   const onProgress = (progress: ITransferProgress) => {
@@ -65,7 +116,7 @@ export async function withTransferNotification<T>(
         message: message(),
         type: 'in-progress',
         actions,
-        progress: progress.total ? progress.loaded / progress.total : undefined
+        progress: fraction()
       });
     }
   };
@@ -73,6 +124,9 @@ export async function withTransferNotification<T>(
     return await task(controller.signal, onProgress);
   } finally {
     clearTimeout(show);
+    if (drawBar !== null) {
+      clearInterval(drawBar);
+    }
     if (id !== null) {
       Notification.dismiss(id);
     }

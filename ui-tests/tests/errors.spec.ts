@@ -94,11 +94,14 @@ test.describe('a bucket without a CORS rule', () => {
     await expect(dialog.locator('.jp-Dialog-header')).toContainText(
       'Blocked by CORS'
     );
-    await expect(dialog).toContainText('add this CORS rule');
+    await expect(dialog).toContainText(
+      'add this rule at the start of its CORS configuration, keeping the rules it has'
+    );
     const rule = JSON.parse(
       (await dialog.locator('.jp-Bookshelf-error-rule').textContent())!
     );
-    expect(rule).toEqual([ORIGIN_RULE(baseURL!)]);
+    // One rule to add, not a configuration replacing the bucket's rules.
+    expect(rule).toEqual(ORIGIN_RULE(baseURL!));
     await dialog.getByRole('button', { name: 'Close' }).click();
     expect(await listFolder(page, tmpPath)).toEqual([]);
   });

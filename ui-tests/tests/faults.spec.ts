@@ -348,6 +348,15 @@ test.describe('clone through a failing network', () => {
       target_path: `${tmpPath}/`
     });
     await expect(toast(page, `Cloning s3://examples/${key}`)).toBeVisible();
+    // A bar, not only text, that moves.
+    const bar = toast(page, `Cloning s3://examples/${key}`).getByRole(
+      'progressbar',
+      { name: `Cloning s3://examples/${key}` }
+    );
+    await expect(bar).toBeVisible();
+    await expect
+      .poll(() => bar.evaluate(node => (node as HTMLProgressElement).value))
+      .toBeGreaterThan(0);
     await expect(toast(page, 'Cloned s3://examples/')).toBeVisible({
       timeout: 30000
     });

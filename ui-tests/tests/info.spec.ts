@@ -10,7 +10,9 @@ import {
   closedPort,
   coreSettings,
   fixture,
-  openInfoPanel
+  objectUrl,
+  openInfoPanel,
+  s3Headers
 } from './helpers';
 import { expect, scanServerLogs, test } from './secrets';
 
@@ -24,6 +26,19 @@ const CHECKS = [
   'versioning',
   'conditional-writes'
 ];
+
+/**
+ * The test Lab's allowedBuckets (scripts/serve.py), each checked in its own
+ * row: two of them are broken on purpose (for the link tests), and the
+ * panel must say so.
+ */
+const CLONE_ROWS: { [id: string]: string } = {
+  'clone-bucket:examples': 'pass',
+  'clone-bucket:published': 'pass',
+  'clone-bucket:nocors': 'fail',
+  'clone-bucket:versioned-examples': 'pass',
+  'clone-bucket:missing-bucket': 'fail'
+};
 
 async function states(panel: any): Promise<{ [id: string]: string }> {
   const result: { [id: string]: string } = {};
@@ -45,9 +60,10 @@ test.afterAll(() => {
 test.describe('on the demo configuration', () => {
   test('every check passes and says what was checked', async ({ page }) => {
     const panel = await openInfoPanel(page);
-    expect(await states(panel)).toEqual(
-      Object.fromEntries(CHECKS.map(id => [id, 'pass']))
-    );
+    expect(await states(panel)).toEqual({
+      ...Object.fromEntries(CHECKS.map(id => [id, 'pass'])),
+      ...CLONE_ROWS
+    });
     await expect(check(panel, 'shim')).toContainText(
       'jupyterlab_bookshelf 0.1.0 answers'
     );
@@ -66,8 +82,39 @@ test.describe('on the demo configuration', () => {
     await expect(check(panel, 'versioning')).toContainText(
       'Versioning is on for s3://published'
     );
-    await expect(panel.locator('.jp-Bookshelf-check-fix')).toHaveCount(0);
+    await expect(
+      panel.locator('[data-state="pass"] .jp-Bookshelf-check-fix')
+    ).toHaveCount(0);
     await expect(panel).toContainText('Pass');
+  });
+
+  test('each bucket links clone from has its row; a broken one says what to do', async ({
+    page,
+    baseURL
+  }) => {
+    const panel = await openInfoPanel(page);
+    await expect(check(panel, 'clone-bucket:examples')).toContainText(
+      'Clone bucket s3://examples'
+    );
+    await expect(check(panel, 'clone-bucket:examples')).toContainText(
+      'allow GET from this page'
+    );
+    const nocors = check(panel, 'clone-bucket:nocors');
+    await expect(nocors).toContainText('clone links to it fail');
+    await expect(nocors.locator('.jp-Bookshelf-check-fix')).toContainText(
+      'Check the name in "allowedBuckets"'
+    );
+    const rule = JSON.parse(
+      (await nocors.locator('.jp-Bookshelf-check-rule pre').textContent())!
+    );
+    expect(rule.AllowedOrigins).toEqual([baseURL]);
+    // A bucket that does not exist cannot be told from one whose CORS
+    // rules refuse this page: the fix names both.
+    await expect(
+      check(panel, 'clone-bucket:missing-bucket').locator(
+        '.jp-Bookshelf-check-fix'
+      )
+    ).toContainText('Check the name in "allowedBuckets"');
   });
 
   test('"Check again" runs the checks again', async ({ page, network }) => {
@@ -103,7 +150,10 @@ test.describe('on the demo configuration', () => {
     expect(shim.features.publish_valid).toBe(true);
     const live = await callBookshelf<any>(page, 'info', { live: true });
     expect(live.features).toEqual(shim.features);
-    expect(live.checks.map((c: any) => c.id)).toEqual(CHECKS);
+    expect(live.checks.map((c: any) => c.id)).toEqual([
+      ...CHECKS,
+      ...Object.keys(CLONE_ROWS)
+    ]);
   });
 });
 
@@ -141,7 +191,7 @@ const BROKEN: {
       cors: [
         'A HEAD request for s3://nocors from this page',
         'the bucket does not exist, or its CORS rules do not allow this origin',
-        'add this CORS rule'
+        'add this rule at the start of its CORS configuration'
       ]
     }
   },
@@ -225,16 +275,159 @@ test.describe('with CORS refused', () => {
 
   test('the rule to add names this origin', async ({ page, baseURL }) => {
     const panel = await openInfoPanel(page);
+    // One rule to add, not a configuration that would replace the rules
+    // other sites rely on; the page cannot read this bucket's rules, so
+    // no merged configuration is shown.
     const rule = JSON.parse(
       (await check(panel, 'cors').locator('pre').textContent())!
     );
-    expect(rule[0].AllowedOrigins).toEqual([baseURL]);
+    expect(rule.AllowedOrigins).toEqual([baseURL]);
+    await expect(
+      check(panel, 'cors').locator('.jp-Bookshelf-check-configuration')
+    ).toHaveCount(0);
     // The encryption header tells whether an ETag is the MD5 of the bytes.
-    expect(rule[0].ExposeHeaders).toEqual([
+    expect(rule.ExposeHeaders).toEqual([
       'ETag',
       'x-amz-version-id',
       'x-amz-server-side-encryption'
     ]);
+  });
+});
+
+/**
+ * The CORS configuration of a bucket as S3's PutBucketCors takes it.
+ */
+function corsXml(rules: any[]): string {
+  const list = (name: string, values: string[] = []) =>
+    values.map(value => `<${name}>${value}</${name}>`).join('');
+  return (
+    '<CORSConfiguration>' +
+    rules
+      .map(
+        rule =>
+          '<CORSRule>' +
+          (rule.ID ? `<ID>${rule.ID}</ID>` : '') +
+          list('AllowedOrigin', rule.AllowedOrigins) +
+          list('AllowedMethod', rule.AllowedMethods) +
+          list('AllowedHeader', rule.AllowedHeaders) +
+          list('ExposeHeader', rule.ExposeHeaders) +
+          (rule.MaxAgeSeconds !== undefined
+            ? `<MaxAgeSeconds>${rule.MaxAgeSeconds}</MaxAgeSeconds>`
+            : '') +
+          '</CORSRule>'
+      )
+      .join('') +
+    '</CORSConfiguration>'
+  );
+}
+
+async function putBucketCors(bucket: string, xml: string): Promise<void> {
+  const response = await fetch(`${fixture().endpoint_url}/${bucket}?cors`, {
+    method: 'PUT',
+    body: xml,
+    headers: { ...s3Headers(), 'Content-Type': 'application/xml' }
+  });
+  expect(response.status).toBe(200);
+}
+
+async function getBucketCors(bucket: string): Promise<string> {
+  const response = await fetch(`${fixture().endpoint_url}/${bucket}?cors`, {
+    headers: s3Headers()
+  });
+  expect(response.status).toBe(200);
+  return response.text();
+}
+
+test.describe('with a bucket another site shares', () => {
+  // scripts/s3_fixture.py: othersite has a rule for https://other.example.org
+  // first, then a read-only rule for the Lab origins. (Whether the other
+  // site still gets in is read from the stored rules: moto's answers to
+  // preflights are no measure of what S3 would answer.)
+  const OTHER = 'https://other.example.org';
+  test.use({
+    mockSettings: coreSettings({
+      publishBucket: 'othersite',
+      allowedBuckets: ['othersite', 'team-*']
+    })
+  });
+
+  test("the configuration shown keeps the other site's rule, and fixes this page", async ({
+    page,
+    baseURL
+  }) => {
+    const panel = await openInfoPanel(page);
+    expect(await states(panel)).toMatchObject({
+      cors: 'fail',
+      'publish-bucket': 'fail',
+      'clone-bucket:othersite': 'fail',
+      'clone-bucket:team-*': 'skip'
+    });
+    await expect(check(panel, 'clone-bucket:team-*')).toContainText(
+      '"team-*" is a pattern'
+    );
+    await expect(check(panel, 'clone-bucket:othersite')).toContainText(
+      'GET: x-amz-version-id'
+    );
+    for (const id of ['cors', 'clone-bucket:othersite']) {
+      await expect(
+        check(panel, id).locator('.jp-Bookshelf-check-fix')
+      ).toContainText(
+        "keeps the bucket's 2 rules for other origins as they are"
+      );
+    }
+    const shown = JSON.parse(
+      (await check(panel, 'cors')
+        .locator('.jp-Bookshelf-check-configuration pre')
+        .textContent())!
+    );
+    // This page's rule first, whole; the other site's exactly as it was;
+    // the Lab origins' old rule without this one.
+    expect(shown[0]).toEqual({
+      AllowedOrigins: [baseURL],
+      AllowedMethods: ['GET', 'HEAD', 'PUT', 'DELETE'],
+      AllowedHeaders: ['*'],
+      ExposeHeaders: [
+        'ETag',
+        'x-amz-version-id',
+        'x-amz-server-side-encryption'
+      ],
+      MaxAgeSeconds: 3000
+    });
+    expect(shown[1]).toEqual({
+      ID: 'other-site',
+      AllowedOrigins: [OTHER],
+      AllowedMethods: ['GET', 'PUT'],
+      AllowedHeaders: ['*'],
+      ExposeHeaders: ['ETag'],
+      MaxAgeSeconds: 600
+    });
+    expect(shown[2].AllowedOrigins).not.toContain(baseURL);
+    expect(shown[2].AllowedOrigins.length).toBeGreaterThan(0);
+    expect(shown).toHaveLength(3);
+
+    // Put on the bucket as an admin would, the configuration shown makes
+    // the checks pass and still lets the other site in.
+    const before = await getBucketCors('othersite');
+    try {
+      await putBucketCors('othersite', corsXml(shown));
+      // Stored on S3: the other site's rule, as it was.
+      const stored = await getBucketCors('othersite');
+      const otherRule =
+        /<CORSRule>(?:(?!<\/CORSRule>)[\s\S])*other-site[\s\S]*?<\/CORSRule>/.exec(
+          stored
+        )?.[0];
+      expect(otherRule).toContain(`<AllowedOrigin>${OTHER}</AllowedOrigin>`);
+      expect(otherRule).toContain('<AllowedMethod>PUT</AllowedMethod>');
+      expect(otherRule).toContain('<MaxAgeSeconds>600</MaxAgeSeconds>');
+      await panel.getByRole('button', { name: 'Check again' }).click();
+      await expect(check(panel, 'cors')).toHaveAttribute('data-state', 'pass');
+      await expect(check(panel, 'clone-bucket:othersite')).toHaveAttribute(
+        'data-state',
+        'pass'
+      );
+    } finally {
+      await putBucketCors('othersite', before);
+    }
   });
 });
 

@@ -53,11 +53,43 @@ test.describe('with the keyboard alone', () => {
     await page.keyboard.type('No_Such..Bucket');
     const error = dialog.locator('#jp-bookshelf-clone-bucket-error');
     await expect(error).toHaveAttribute('role', 'alert');
-    await expect(error).toContainText('s3_bucket');
+    // The field's label, not the request's key.
+    await expect(error).toContainText('Bucket: a bucket name');
+    await expect(error).not.toContainText('s3_bucket');
     await expect(dialog.locator('input[name="bucket"]')).toHaveAttribute(
       'aria-invalid',
       'true'
     );
+    await page.keyboard.press('Escape');
+    await expect(dialog).toHaveCount(0);
+    expect(await listFolder(page, tmpPath)).toEqual([]);
+  });
+
+  test('clone: Tab and Shift+Tab stay inside the dialog', async ({
+    page,
+    tmpPath
+  }) => {
+    await runFromPalette(page, 'Clone from S3');
+    const dialog = page.locator('.jp-Dialog');
+    const bucket = dialog.locator('input[name="bucket"]');
+    await expect(bucket).toBeFocused();
+    // An empty form: no problem shown yet, and Clone waits.
+    await expect(dialog.locator('.jp-Bookshelf-field-error')).toHaveCount(0);
+    await expect(dialog.getByRole('button', { name: 'Clone' })).toBeDisabled();
+    const focusInDialog = () =>
+      page.evaluate(
+        () => !!document.activeElement?.closest('.jp-Dialog-content')
+      );
+    await page.keyboard.press('Shift+Tab');
+    await expect(dialog.getByRole('button', { name: 'Cancel' })).toBeFocused();
+    await page.keyboard.press('Tab');
+    await expect(bucket).toBeFocused();
+    for (const key of ['Tab', 'Shift+Tab']) {
+      for (let step = 0; step < 9; step++) {
+        await page.keyboard.press(key);
+        expect(await focusInDialog(), `${key} ${step}`).toBe(true);
+      }
+    }
     await page.keyboard.press('Escape');
     await expect(dialog).toHaveCount(0);
     expect(await listFolder(page, tmpPath)).toEqual([]);

@@ -1,0 +1,103 @@
+"""The streaming notebook check (server-side clone and publish) says what the whole-file check
+says, on every kind of document; the one difference is the browser's: NaN is not JSON."""
+
+from __future__ import annotations
+
+import io
+import json
+
+import pytest
+
+from jupyterlab_bookshelf.errors import BookshelfError
+from jupyterlab_bookshelf.server_access import notebook as notebook_module
+from jupyterlab_bookshelf.server_access.notebook import (
+    check_notebook_bytes,
+    check_notebook_stream,
+)
+
+
+def nb(**fields) -> bytes:
+    base = {"cells": [], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
+    return json.dumps({**base, **fields}).encode()
+
+
+def v3(worksheets) -> bytes:
+    return json.dumps(
+        {"nbformat": 3, "nbformat_minor": 0, "metadata": {}, "worksheets": worksheets}
+    ).encode()
+
+
+CASES = [
+    b"not json", b"\xff\xfe", b"[1]", b"1", b'"x"', b"", b"  ", nb(), nb(nbformat=5),
+    nb(nbformat=3), nb(nbformat="4"), nb(nbformat={"a": [1, 2, {"b": "c" * 30}]}),
+    nb(nbformat=[4]), nb(nbformat=4.0), nb(nbformat=True), nb(nbformat_minor=1.5),
+    nb(nbformat_minor=None), nb(metadata=[]), nb(metadata=1), nb(cells={}), nb(cells="x"),
+    json.dumps({"nbformat": 4, "metadata": {}}).encode(),
+    json.dumps({"nbformat": 4, "nbformat_minor": 0}).encode(),
+    json.dumps({"nbformat": 4, "nbformat_minor": 0, "metadata": {}}).encode(),
+    b"[" * 300 + b"]" * 300, b"[" * 200 + b"]" * 200,
+    b'{"a":' + b"[" * 199 + b"]" * 199 + b"}", b'{"a":' + b"[" * 200 + b"]" * 200 + b"}",
+    nb() + b" x", b"\xef\xbb\xbf" + nb(), b'{"a":"\xff"}', nb()[:-1],
+    b'{"nbformat":4,"nbformat":3,"nbformat_minor":0,"metadata":{},"worksheets":[]}',
+    b'{"nbformat":3,"nbformat_minor":0,"metadata":{},"worksheets":[{"cells":1,"cells":[]}]}',
+    b'{"nbformat":3,"nbformat_minor":0,"metadata":{},"worksheets":[{"cells":[],"cells":2}]}',
+    *(
+        v3(worksheets)
+        for worksheets in (
+            [], [{"cells": []}], [{"cells": {}}], [1], [[]], [{"x": 1}],
+            [{"cells": [], "x": [{"cells": 1}]}], [{"cells": 1, "other": []}],
+            [{"cells": [{"cells": 1}]}], {}, "x",
+            [{"cells": []}, {"cells": [[1]]}, {"a": {"cells": 1}}],
+        )
+    ),
+]  # fmt: skip
+
+
+def outcome(check, *args):
+    try:
+        check(*args)
+    except BookshelfError as error:
+        return error.code, error.message
+    return None
+
+
+@pytest.mark.parametrize("purpose", ["clone", "publish"])
+@pytest.mark.parametrize("data", CASES)
+def test_the_stream_says_what_the_whole_file_check_says(data, purpose):
+    assert outcome(check_notebook_stream, io.BytesIO(data), purpose) == outcome(
+        check_notebook_bytes, data, purpose
+    )
+
+
+def test_nan_is_not_json_as_in_the_browser():
+    assert outcome(check_notebook_stream, io.BytesIO(nb(x=float("nan"))), "publish") == (
+        "NotANotebook",
+        "The object is not a Jupyter notebook: it is not valid JSON.",
+    )
+
+
+def test_a_large_broken_file_is_not_read_whole_to_locate_the_error(monkeypatch):
+    monkeypatch.setattr(notebook_module, "LOCATE_ERROR_MAX_BYTES", 100)
+    data = nb(cells=[{"x": "y" * 200}])[:-2]
+    assert outcome(check_notebook_stream, io.BytesIO(data), "publish") == (
+        "NotANotebook",
+        "The object is not a Jupyter notebook: it is not valid JSON.",
+    )
+
+
+def test_memory_is_flat_in_the_notebook_size():
+    """Read in pieces: a 40 MB notebook is checked without a read larger than a piece."""
+    cell = {"cell_type": "markdown", "metadata": {}, "source": "x" * 100_000}
+    data = nb(cells=[cell] * 400)
+
+    class Reads(io.BytesIO):
+        largest = 0
+
+        def read(self, size=-1):
+            chunk = super().read(size)
+            Reads.largest = max(Reads.largest, len(chunk))
+            return chunk
+
+    check_notebook_stream(Reads(data), "publish")
+    assert len(data) > 40_000_000
+    assert Reads.largest <= notebook_module.READ_SIZE

@@ -1,0 +1,97 @@
+/**
+ * The transfer notification draws a progress bar, not only text.
+ * JupyterLab's toasts (apputils-extension, not loaded in jest) draw a
+ * notification as an element with the notification's id holding a
+ * `.jp-toast-message`; the tests make that element as the toast would.
+ */
+import '@testing-library/jest-dom';
+import { screen, waitFor } from '@testing-library/react';
+import { Notification } from '@jupyterlab/apputils';
+import { nullTranslator } from '@jupyterlab/translation';
+
+import { TRANSLATION_DOMAIN } from '../package';
+import {
+  showProgressBar,
+  withTransferNotification
+} from '../widgets/transferNotification';
+
+const trans = nullTranslator.load(TRANSLATION_DOMAIN);
+
+/** The element a toast of notification `id` is drawn as. */
+function drawToast(id: string, text: string): HTMLElement {
+  const toast = document.createElement('div');
+  toast.id = id;
+  toast.innerHTML =
+    '<div><div class="jp-toast-message"></div><div class="jp-toast-buttonBar"></div></div>';
+  toast.querySelector('.jp-toast-message')!.textContent = text;
+  document.body.appendChild(toast);
+  return toast;
+}
+
+afterEach(() => {
+  document.body.innerHTML = '';
+});
+
+describe('showProgressBar', () => {
+  it('puts a labelled bar under the text, and moves it', () => {
+    drawToast('n1', 'Cloning s3://examples/big.ipynb (1 MB of 4 MB)');
+    showProgressBar('n1', 'Cloning s3://examples/big.ipynb', 0.25);
+    const bar = screen.getByRole('progressbar', {
+      name: 'Cloning s3://examples/big.ipynb'
+    });
+    expect(bar).toHaveAttribute('max', '1');
+    expect((bar as HTMLProgressElement).value).toBe(0.25);
+    showProgressBar('n1', 'Cloning s3://examples/big.ipynb', 0.75);
+    expect(screen.getAllByRole('progressbar')).toHaveLength(1);
+    expect((bar as HTMLProgressElement).value).toBe(0.75);
+    // Under the text, above the buttons.
+    expect(bar.previousElementSibling).toHaveClass('jp-toast-message');
+  });
+
+  it('is indeterminate while the size is not known', () => {
+    drawToast('n2', 'Cloning');
+    showProgressBar('n2', 'Cloning', undefined);
+    expect(screen.getByRole('progressbar')).not.toHaveAttribute('value');
+  });
+
+  it('waits for the toast to be drawn', () => {
+    expect(() => showProgressBar('none', 'Cloning', 0.5)).not.toThrow();
+    expect(screen.queryByRole('progressbar')).toBeNull();
+  });
+});
+
+describe('withTransferNotification', () => {
+  it('shows a bar that follows the bytes, and goes with the notification', async () => {
+    // Draw each notification as JupyterLab's toasts would.
+    const drawn = (_: unknown, change: Notification.IChange) => {
+      if (change.type === 'added') {
+        drawToast(change.notification.id, change.notification.message);
+      }
+    };
+    Notification.manager.changed.connect(drawn);
+    let report: (loaded: number) => void = () => undefined;
+    let finish: () => void = () => undefined;
+    const done = withTransferNotification(
+      trans,
+      'Cloning s3://examples/big.ipynb',
+      (_signal, onProgress) => {
+        report = loaded => onProgress({ loaded, total: 4000 });
+        return new Promise<string>(resolve => {
+          finish = () => resolve('cloned');
+        });
+      }
+    );
+    report(1000);
+    const bar = (await screen.findByRole('progressbar', {
+      name: 'Cloning s3://examples/big.ipynb'
+    })) as HTMLProgressElement;
+    expect(bar.value).toBe(0.25);
+    await new Promise(resolve => setTimeout(resolve, 300));
+    report(3000);
+    await waitFor(() => expect(bar.value).toBe(0.75));
+    finish();
+    await expect(done).resolves.toBe('cloned');
+    Notification.manager.changed.disconnect(drawn);
+    expect(Notification.manager.notifications).toHaveLength(0);
+  });
+});
