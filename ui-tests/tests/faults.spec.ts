@@ -9,7 +9,7 @@
  * published object the old one or the new one whole, and the person was
  * told what happened.
  */
-import { expect, IJupyterLabPageFixture, test } from '@jupyterlab/galata';
+import { expect, test } from '@jupyterlab/galata';
 import { ChildProcess, spawn } from 'child_process';
 import { createHash } from 'crypto';
 
@@ -34,6 +34,13 @@ import {
   putObject,
   readFile
 } from './helpers';
+import {
+  cloneInDialog,
+  errorDetails,
+  publishDialog,
+  publishInDialog,
+  toast
+} from './pages';
 
 const PARTIAL = /\.bookshelf-partial$/;
 
@@ -67,66 +74,6 @@ function uid(): string {
 
 function md5(text: string | Buffer): string {
   return createHash('md5').update(text).digest('hex');
-}
-
-/**
- * The clone dialog, prefilled, then its Clone button: as a person clones.
- */
-async function cloneInDialog(
-  page: IJupyterLabPageFixture,
-  request: { s3_bucket: string; s3_key: string; target_path: string }
-): Promise<void> {
-  await page.evaluate(args => {
-    void (window as any).jupyterapp.commands.execute('bookshelf:clone', args);
-  }, request);
-  const dialog = page.locator('.jp-Dialog', { hasText: 'Clone from S3' });
-  await expect(dialog.getByRole('button', { name: 'Clone' })).toBeEnabled();
-  await dialog.getByRole('button', { name: 'Clone' }).click();
-  await expect(dialog).toHaveCount(0);
-}
-
-/**
- * The publish dialog for `path`, then its accept button ("Publish", or
- * "Replace" when the object exists).
- */
-async function publishInDialog(
-  page: IJupyterLabPageFixture,
-  path: string
-): Promise<void> {
-  await page.evaluate(p => {
-    void (window as any).jupyterapp.commands.execute('bookshelf:publish', {
-      path: p
-    });
-  }, path);
-  const dialog = page.locator('.jp-Dialog', { hasText: 'Publish Notebook' });
-  const accept = dialog.locator('.jp-Dialog-button.jp-mod-accept');
-  await expect(
-    dialog.locator('.jp-Bookshelf-publish-status[data-state]')
-  ).toBeVisible();
-  await expect(accept).toBeEnabled();
-  await accept.click();
-  await expect(dialog).toHaveCount(0);
-}
-
-function toast(page: IJupyterLabPageFixture, text: string | RegExp) {
-  return page.locator('.Toastify__toast', { hasText: text });
-}
-
-/**
- * The whole text behind a notification's Details action (Lab shortens
- * long notifications).
- */
-async function details(
-  page: IJupyterLabPageFixture,
-  text: string | RegExp
-): Promise<string> {
-  await toast(page, text).getByRole('button', { name: 'Show Details' }).click();
-  const dialog = page.locator('.jp-Dialog');
-  await expect(dialog.locator('.jp-Bookshelf-errorDetails')).toBeVisible();
-  const whole = (await dialog.locator('.jp-Dialog-content').innerText()).trim();
-  await dialog.getByRole('button', { name: 'Close' }).click();
-  await expect(dialog).toHaveCount(0);
-  return whole;
 }
 
 async function noPartialFiles(): Promise<void> {
@@ -279,7 +226,7 @@ test.describe('clone through a failing network', () => {
         expect(Date.now() - started).toBeGreaterThan(row.atLeastMs);
       }
       if (row.details) {
-        const whole = await details(page, row.message);
+        const whole = await errorDetails(page, row.message);
         for (const words of row.details) {
           expect(whole).toContain(words);
         }
@@ -626,7 +573,7 @@ test.describe('publish through a failing network', () => {
       await publishInDialog(page, path);
       await expect(toast(page, row.message)).toBeVisible({ timeout: 30000 });
       if (row.details) {
-        const whole = await details(page, row.message);
+        const whole = await errorDetails(page, row.message);
         for (const words of row.details) {
           expect(whole).toContain(words);
         }
@@ -701,7 +648,7 @@ test.describe('publish while the Jupyter server fails', () => {
     }, path);
     const ask = page.locator('.jp-Dialog', { hasText: 'Unsaved changes' });
     await ask.getByRole('button', { name: 'Save and Publish' }).click();
-    const dialog = page.locator('.jp-Dialog', { hasText: 'Publish Notebook' });
+    const dialog = publishDialog(page);
     await expect(
       dialog.locator('.jp-Bookshelf-publish-status[data-state="new"]')
     ).toBeVisible({ timeout: 30000 });

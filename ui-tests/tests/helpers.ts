@@ -11,6 +11,7 @@ import {
 } from '@jupyterlab/galata';
 import * as fs from 'fs';
 import * as path from 'path';
+import { toast } from './pages';
 
 /**
  * What scripts/serve.py wrote about the servers it started.
@@ -252,39 +253,6 @@ export function notebookText(cells: object[] = []): string {
     nbformat_minor: 5
   };
   return JSON.stringify(notebook, null, 1) + '\n';
-}
-
-/**
- * Run a command of the page's app without waiting for it (it may wait for
- * dialogs).
- */
-export async function startCommand(
-  page: IJupyterLabPageFixture,
-  id: string,
-  args: object = {}
-): Promise<void> {
-  await page.evaluate(
-    ({ id, args }) => {
-      void (window as any).jupyterapp.commands.execute(id, args);
-    },
-    { id, args }
-  );
-}
-
-/**
- * Open the info panel and wait until its checks are done.
- */
-export async function openInfoPanel(page: IJupyterLabPageFixture) {
-  await startCommand(page, 'bookshelf:info');
-  const panel = page.locator('.jp-Bookshelf-infoPanel');
-  await expect(panel.locator('[data-check="versioning"]')).toBeVisible({
-    timeout: 30000
-  });
-  await expect(panel.locator('.jp-Bookshelf-info-checks')).toHaveAttribute(
-    'aria-busy',
-    'false'
-  );
-  return panel;
 }
 
 /**
@@ -554,7 +522,8 @@ export async function expectNotification(
     .poll(async () => (await find())?.message, { timeout })
     .toContain(text);
   const { message } = (await find())!;
-  await expect(
-    page.locator('.Toastify__toast', { hasText: message.slice(0, 60) })
-  ).toBeVisible();
+  await expect(toast(page, message.slice(0, 60))).toBeVisible();
 }
+
+// The page objects, for the specs that import them from here.
+export { openInfoPanel, startCommand } from './pages';
