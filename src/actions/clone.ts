@@ -243,6 +243,10 @@ export async function executeClone(
   const text = (name: string) =>
     typeof args[name] === 'string' ? (args[name] as string) : '';
   const targetPath = text('target_path');
+  // A link opens the dialog while Lab still restores the file browser's
+  // folder from the workspace: wait for it, or the dialog would propose the
+  // root folder while the file browser shows another.
+  await browser?.model.restored;
   // The launcher names the folder it shows; otherwise the file browser's.
   let folder =
     typeof args.cwd === 'string' ? args.cwd : (browser?.model.path ?? '');

@@ -13,12 +13,10 @@ import {
   callBookshelf,
   coreSettings,
   listFolder,
-  openInfoPanel,
-  readFile,
-  startCommand
+  readFile
 } from './helpers';
 import { expect, scanServerLogs, test } from './secrets';
-import { cloneDialog, toast } from './pages';
+import { cloneDialog, openInfoPanel, startCommand, toast } from './pages';
 
 const SETTINGS_KEYS = {
   mode: 'settings',

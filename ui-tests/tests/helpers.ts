@@ -524,6 +524,3 @@ export async function expectNotification(
   const { message } = (await find())!;
   await expect(toast(page, message.slice(0, 60))).toBeVisible();
 }
-
-// The page objects, for the specs that import them from here.
-export { openInfoPanel, startCommand } from './pages';

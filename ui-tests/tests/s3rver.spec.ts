@@ -21,11 +21,10 @@ import {
   expectNotification,
   fixture,
   namesOnDisk,
-  notebookText,
-  openInfoPanel
+  notebookText
 } from './helpers';
 import { expect, scanServerLogs, test } from './secrets';
-import { publishDialog, toast } from './pages';
+import { openInfoPanel, publishDialog, toast } from './pages';
 
 const PROBE_STEM = '.bookshelf-conditional-write-check-';
 const CREDENTIALS_REFUSED = 'The S3 service did not accept the credentials.';
