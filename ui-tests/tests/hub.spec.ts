@@ -49,14 +49,19 @@ async function fileOnDisk(user: string, relative: string): Promise<string> {
 }
 
 /**
- * Open a link as a person would, and clone from the dialog it opens.
+ * Open a link as a person would, and clone from the dialog it opens;
+ * resolves to the path the dialog proposed (a link without target_path
+ * proposes the folder the user's file browser shows).
  */
-async function cloneFromLink(page: Page, link: string): Promise<void> {
+async function cloneFromLink(page: Page, link: string): Promise<string> {
   await page.goto(link);
   const dialog = cloneDialog(page);
   await expect(dialog).toBeVisible({ timeout: 60000 });
+  const folder = await dialog.locator('input[name="folder"]').inputValue();
+  const name = await dialog.locator('input[name="name"]').inputValue();
   await dialog.getByRole('button', { name: 'Clone', exact: true }).click();
   await expect(dialog).toBeHidden();
+  return folder ? `${folder}/${name}` : name;
 }
 
 /**
@@ -136,8 +141,9 @@ test.describe('on a JupyterHub', () => {
     expect(link).not.toContain('/user/ana/');
 
     const bob = await logIn(browser, 'bob');
-    await cloneFromLink(bob, link);
-    const file = await fileOnDisk('bob', name);
+    const proposed = await cloneFromLink(bob, link);
+    expect(path.basename(proposed)).toBe(name);
+    const file = await fileOnDisk('bob', proposed);
     expect(fs.readFileSync(file, 'utf8')).toBe(text);
     await ana.context().close();
     await bob.context().close();
