@@ -10,7 +10,6 @@ import {
   closedPort,
   coreSettings,
   fixture,
-  objectUrl,
   openInfoPanel,
   s3Headers
 } from './helpers';
