@@ -11,6 +11,7 @@ import type { IJupyterLabPageFixture } from '@jupyterlab/galata';
 import {
   bookshelfError,
   callBookshelf,
+  cloneFromDialog,
   coreSettings,
   listFolder,
   openInfoPanel,
@@ -292,15 +293,7 @@ test.describe('session mode', () => {
   });
 
   test('cancelling the dialog clones nothing', async ({ page, tmpPath }) => {
-    await startCommand(page, 'bookshelf:clone', {
-      s3_bucket: 'examples',
-      s3_key: 'intro.ipynb',
-      target_path: `${tmpPath}/`
-    });
-    await page
-      .locator('.jp-Dialog', { hasText: 'Clone from S3' })
-      .getByRole('button', { name: 'Clone' })
-      .click();
+    await cloneFromDialog(page, 'examples', 'intro.ipynb', tmpPath);
     await credentialsDialog(page)
       .getByRole('button', { name: 'Cancel' })
       .click();

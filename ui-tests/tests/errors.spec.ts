@@ -13,14 +13,14 @@ import * as path from 'path';
 
 import {
   bookshelfError,
+  cloneFromDialog,
   closedPort,
   coreSettings,
   fixture,
   getObject,
   listFolder,
   listKeys,
-  notebookText,
-  startCommand
+  notebookText
 } from './helpers';
 import { expect, scanServerLogs, test } from './secrets';
 
@@ -35,22 +35,14 @@ const ORIGIN_RULE = (origin: string) => ({
 /**
  * Clone from the dialog, as a person does, and return the notification.
  */
-async function cloneFromDialog(
+async function cloneAndNotify(
   page: IJupyterLabPageFixture,
   bucket: string,
   key: string,
   tmpPath: string,
   expected: string
 ) {
-  await startCommand(page, 'bookshelf:clone', {
-    s3_bucket: bucket,
-    s3_key: key,
-    target_path: `${tmpPath}/`
-  });
-  await page
-    .locator('.jp-Dialog', { hasText: 'Clone from S3' })
-    .getByRole('button', { name: 'Clone' })
-    .click();
+  await cloneFromDialog(page, bucket, key, tmpPath);
   const toast = page.locator('.Toastify__toast', { hasText: expected });
   await expect(toast).toBeVisible({ timeout: 30000 });
   return toast;
@@ -80,7 +72,7 @@ test.describe('a bucket without a CORS rule', () => {
     });
     expect(error.code).toBe('CorsRefused');
 
-    const toast = await cloneFromDialog(
+    const toast = await cloneAndNotify(
       page,
       'nocors',
       'intro.ipynb',
@@ -113,7 +105,7 @@ test.describe('a bucket without a CORS rule, with server-side mode on', () => {
     tmpPath
   }) => {
     // The test Lab runs with c.Bookshelf.server_access (scripts/serve.py).
-    const toast = await cloneFromDialog(
+    const toast = await cloneAndNotify(
       page,
       'nocors',
       'intro.ipynb',
@@ -141,7 +133,7 @@ test.describe('a bucket that does not exist', () => {
     page,
     tmpPath
   }) => {
-    const toast = await cloneFromDialog(
+    const toast = await cloneAndNotify(
       page,
       'missing-bucket',
       'intro.ipynb',
@@ -180,7 +172,7 @@ test.describe('a closed port', () => {
     });
     expect(error.code).toBe('Unreachable');
     expect(error.message).toBe(`Nothing answers at http://127.0.0.1:${port}.`);
-    const toast = await cloneFromDialog(
+    const toast = await cloneAndNotify(
       page,
       'examples',
       'intro.ipynb',
@@ -204,7 +196,7 @@ test.describe('a bucket whose policy denies access', () => {
       target_path: `${tmpPath}/`
     });
     expect(error.code).toBe('AccessDenied');
-    const toast = await cloneFromDialog(
+    const toast = await cloneAndNotify(
       page,
       'denied',
       'intro.ipynb',

@@ -301,6 +301,27 @@ export async function startCommand(
 }
 
 /**
+ * Clone into `folder` as a person does: the clone dialog with this object,
+ * then its Clone button.
+ */
+export async function cloneFromDialog(
+  page: IJupyterLabPageFixture,
+  bucket: string,
+  key: string,
+  folder: string
+): Promise<void> {
+  await startCommand(page, 'bookshelf:clone', {
+    s3_bucket: bucket,
+    s3_key: key,
+    target_path: `${folder}/`
+  });
+  await page
+    .locator('.jp-Dialog', { hasText: 'Clone from S3' })
+    .getByRole('button', { name: 'Clone' })
+    .click();
+}
+
+/**
  * Open the info panel and wait until its checks are done.
  */
 export async function openInfoPanel(page: IJupyterLabPageFixture) {

@@ -23,6 +23,7 @@ import {
   addFault,
   bookshelfSettings,
   clearFaults,
+  cloneFromDialog,
   expectFaultsApplied,
   filesOnDisk,
   fixture,
@@ -247,15 +248,7 @@ test.describe('Notebook 7 with server-side mode on', () => {
       `${baseURL}/tree/${tmpPath}`
     );
     await page.waitForSelector('#main-panel');
-    await startCommand(page, 'bookshelf:clone', {
-      s3_bucket: 'nocors',
-      s3_key: 'intro.ipynb',
-      target_path: `${tmpPath}/`
-    });
-    await page
-      .locator('.jp-Dialog', { hasText: 'Clone from S3' })
-      .getByRole('button', { name: 'Clone' })
-      .click();
+    await cloneFromDialog(page, 'nocors', 'intro.ipynb', tmpPath);
     const refused = toast(page, 'does not allow requests from this page');
     await expect(refused).toBeVisible({ timeout: 30000 });
     expect(namesOnDisk(tmpPath)).toEqual([]);
