@@ -30,7 +30,11 @@ const runDir = path.resolve(
 process.env.BOOKSHELF_TEST_RUN_DIR = runDir;
 
 // Files whose tests change state that the other files share (see projects).
-const PROXY_FILES = ['**/faults.spec.ts', '**/concurrency.spec.ts'];
+const PROXY_FILES = [
+  '**/faults.spec.ts',
+  '**/concurrency.spec.ts',
+  '**/server-side.spec.ts'
+];
 const SERVER_SETTINGS_FILES = [
   '**/fresh-reads.spec.ts',
   '**/server-settings.spec.ts'

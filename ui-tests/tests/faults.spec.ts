@@ -28,11 +28,13 @@ import {
   getObject,
   listFolder,
   listVersions,
+  md5,
   notebookText,
   proxyLog,
   proxyUrl,
   putObject,
-  readFile
+  readFile,
+  uid
 } from './helpers';
 import {
   cloneInDialog,
@@ -66,14 +68,6 @@ function notebook(title: string, size = 200 * 1024): string {
       source: ['print(text)']
     }
   ]);
-}
-
-function uid(): string {
-  return `${Date.now()}-${Math.random().toString(36).slice(2, 8)}`;
-}
-
-function md5(text: string | Buffer): string {
-  return createHash('md5').update(text).digest('hex');
 }
 
 async function noPartialFiles(): Promise<void> {

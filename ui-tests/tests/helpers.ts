@@ -9,6 +9,7 @@ import {
   IJupyterLabPageFixture,
   test
 } from '@jupyterlab/galata';
+import { createHash } from 'crypto';
 import * as fs from 'fs';
 import * as path from 'path';
 import { toast } from './pages';
@@ -253,6 +254,34 @@ export function notebookText(cells: object[] = []): string {
     nbformat_minor: 5
   };
   return JSON.stringify(notebook, null, 1) + '\n';
+}
+
+/**
+ * A notebook with one markdown cell: a title and `size` bytes of text.
+ */
+export function titledNotebook(title: string, size = 100 * 1024): string {
+  return notebookText([
+    {
+      cell_type: 'markdown',
+      id: 'title',
+      metadata: {},
+      source: [`# ${title}\n`, 'x'.repeat(size)]
+    }
+  ]);
+}
+
+/**
+ * The MD5 of some bytes, in hex: compares files and objects.
+ */
+export function md5(data: string | Buffer): string {
+  return createHash('md5').update(data).digest('hex');
+}
+
+/**
+ * A string unique to this call, for S3 keys and file names.
+ */
+export function uid(): string {
+  return `${Date.now()}-${Math.random().toString(36).slice(2, 8)}`;
 }
 
 /**
