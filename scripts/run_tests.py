@@ -11,6 +11,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
@@ -124,10 +125,12 @@ def main() -> int:
     for name, stage in stages:
         if only and name not in only:
             continue
+        start = time.monotonic()
         passed, failed = stage()
+        minutes, seconds = divmod(round(time.monotonic() - start), 60)
         totals[0] += passed
         totals[1] += failed
-        lines.append(f"{name}: {passed} passed, {failed} failed")
+        lines.append(f"{name}: {passed} passed, {failed} failed ({minutes}m{seconds:02d}s)")
     print("\nThe 15 slowest tests:")
     ran = {line.split(":", 1)[0] for line in lines}
     for seconds, stage, name in slowest(ran):

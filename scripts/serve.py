@@ -210,12 +210,14 @@ def main() -> int:
 
     # The tests keep the servers' logs in files, beside the S3 server's.
     log = open(run_dir / "lab.log", "ab") if test else None  # noqa: SIM115
-    lab_command = server_command("jupyterlab", ["LabApp"], args.lab_port)
+    # The Lab server also serves Notebook 7 (/tree; its server extension is enabled): same
+    # folders, so that the tests meet Notebook 7 in server-side mode there too.
+    lab_command = server_command("jupyterlab", ["LabApp", "JupyterNotebookApp"], args.lab_port)
     lab_env = env
     if test:
         # The test Lab does clones and publishes itself too (server-side mode), with the S3
-        # server's keys in the standard AWS variables; Notebook 7 beside it does not, so the
-        # tests meet both.
+        # server's keys in the standard AWS variables (for its /tree too); Notebook 7 beside
+        # it does not, so the tests meet both.
         lab_command.append("--Bookshelf.server_access=True")
         lab_env = {
             **env,

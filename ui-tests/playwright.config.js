@@ -30,7 +30,11 @@ const runDir = path.resolve(
 process.env.BOOKSHELF_TEST_RUN_DIR = runDir;
 
 // Files whose tests change state that the other files share (see projects).
-const PROXY_FILES = ['**/faults.spec.ts', '**/concurrency.spec.ts'];
+const PROXY_FILES = [
+  '**/faults.spec.ts',
+  '**/concurrency.spec.ts',
+  '**/server-side.spec.ts'
+];
 const SERVER_SETTINGS_FILES = [
   '**/fresh-reads.spec.ts',
   '**/server-settings.spec.ts'
@@ -38,11 +42,11 @@ const SERVER_SETTINGS_FILES = [
 
 module.exports = {
   ...baseConfig,
-  // Two browsers at a time against the one Lab and S3 server. Each test has
+  // Three browsers at a time against the one Lab and S3 server. Each test has
   // its own folder (Galata's tmpPath), its own S3 keys and its own settings
   // (Galata's mocked settings), so most files run side by side; the projects
   // below keep apart the few that change what every test would see.
-  workers: Number(process.env.BOOKSHELF_TEST_WORKERS || 2),
+  workers: Number(process.env.BOOKSHELF_TEST_WORKERS || 3),
   projects: [
     {
       // The fault proxy's rules hold for every request through it: one file

@@ -2,13 +2,15 @@
 the signature-verifying s3rver) and a Jupyter server with ``c.Bookshelf.server_access`` on,
 configured for them through the administrator's overrides file.
 
-The S3 servers are started once per session, on ports 29000-29099; their objects are written
-under keys unique to each test.
+The S3 servers are started once per session, on ports 29000-29099 (from
+``BOOKSHELF_TEST_PYTEST_PORT`` when set: another checkout's tests on the same machine then use
+other ports); their objects are written under keys unique to each test.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import socket
 import sys
 import uuid
@@ -24,7 +26,8 @@ if str(SCRIPTS) not in sys.path:
 
 import s3_fixture  # noqa: E402
 
-PORTS = range(29000, 29100)
+PORT_BASE = int(os.environ.get("BOOKSHELF_TEST_PYTEST_PORT") or 29000)
+PORTS = range(PORT_BASE, PORT_BASE + 100)
 
 
 def free_port() -> int:
@@ -32,7 +35,7 @@ def free_port() -> int:
         with socket.socket() as probe:
             if probe.connect_ex(("127.0.0.1", port)) != 0:
                 return port
-    raise RuntimeError("no free port in 29000-29099")
+    raise RuntimeError(f"no free port in {PORTS.start}-{PORTS.stop - 1}")
 
 
 @pytest.fixture(scope="session")

@@ -193,6 +193,48 @@ def test_confirm_with_an_old_etag_is_412(api, moto_client, unique, saved):
     assert read(moto_client, key) == notebook_bytes(text="theirs")
 
 
+def test_412_when_the_object_changed_and_409_when_the_name_is_taken_are_told_apart(
+    api, moto_client, unique, saved
+):
+    """The two refusals of an overwrite, side by side on one key: 412 PreconditionFailed when
+    the ETag the caller saw is no longer the object's (someone published meanwhile), 409
+    Conflict when the caller did not ask to replace an existing object. Each is the body of its
+    code in errors.json, with nothing else in it (no traceback, no key of the server's); the
+    current ETag then replaces the object."""
+    from s3_fixture import DEMO_ACCESS_KEY, DEMO_SECRET_KEY
+
+    key = f"notebooks/{unique}contrast.ipynb"
+    saved(unique + "contrast.ipynb", notebook_bytes(text="one"))
+    seen = reply(publish(api, unique + "contrast.ipynb"))["etag"]
+    theirs = moto_client.put_object(Bucket="published", Key=key, Body=notebook_bytes(text="theirs"))
+    saved(unique + "contrast.ipynb", notebook_bytes(text="mine"))
+
+    changed = publish(api, unique + "contrast.ipynb", overwrite=True, if_match=seen)
+    taken = publish(api, unique + "contrast.ipynb")
+    bodies = {
+        412: assert_error(changed, 412, "PreconditionFailed"),
+        409: assert_error(taken, 409, "Conflict"),
+    }
+    for response, body in ((changed, bodies[412]), (taken, bodies[409])):
+        assert set(body) == {"code", "message"}, body
+        text = response.body.decode()
+        for leak in ("Traceback", 'File "', DEMO_SECRET_KEY, DEMO_ACCESS_KEY, "botocore"):
+            assert leak not in text, (leak, text)
+    assert "changed by someone else" in bodies[412]["message"]
+    assert "changed by someone else" not in bodies[409]["message"]
+    assert bodies[409]["message"] != bodies[412]["message"]
+    # Neither touched S3.
+    assert read(moto_client, key) == notebook_bytes(text="theirs")
+    assert len(objects(moto_client, "published", key)) == 2
+
+    # With the ETag the object has now, the same request replaces it.
+    replaced = publish(api, unique + "contrast.ipynb", overwrite=True, if_match=theirs["ETag"])
+    assert replaced.code == 200, replaced.body
+    assert reply(replaced)["etag"] != theirs["ETag"]
+    assert read(moto_client, key) == notebook_bytes(text="mine")
+    assert len(objects(moto_client, "published", key)) == 3
+
+
 def test_never_refuses_an_existing_object(api, write_settings, moto_client, unique, saved):
     write_settings(overwritePolicy="never")
     key = f"notebooks/{unique}k.ipynb"

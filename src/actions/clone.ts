@@ -16,6 +16,7 @@ import type { ReadonlyPartialJSONObject } from '@lumino/coreutils';
 import { sizeLimitBytes } from '../clone/content';
 import { candidateNames } from '../clone/naming';
 import { readCloneQuery, validateCloneRequest } from '../clone/request';
+import { dialogTarget } from '../clone/target';
 import { CommandIDs } from '../commands';
 import { isCancelled } from '../errors/errors';
 import { keyBaseName } from '../s3/names';
@@ -232,6 +233,21 @@ async function revealInFileBrowser(
 }
 
 /**
+ * The folder the file browser shows. A link opens the dialog during
+ * start-up: the browser's folder is the one Lab restores from the workspace
+ * (the model starts at the root), so wait for that restore first.
+ */
+async function shownFolder(
+  browser: IDefaultFileBrowser | null
+): Promise<string> {
+  if (!browser) {
+    return '';
+  }
+  await browser.model.restored;
+  return browser.model.path;
+}
+
+/**
  * The clone command: the dialog, prefilled from the arguments, then the
  * clone.
  */
@@ -242,25 +258,17 @@ export async function executeClone(
   const { app, bookshelf, trans, browser } = context;
   const text = (name: string) =>
     typeof args[name] === 'string' ? (args[name] as string) : '';
-  const targetPath = text('target_path');
-  // The launcher names the folder it shows; otherwise the file browser's.
-  let folder =
-    typeof args.cwd === 'string' ? args.cwd : (browser?.model.path ?? '');
-  let name = '';
-  if (targetPath) {
-    if (targetPath.endsWith('/')) {
-      folder = targetPath.replace(/\/+$/, '');
-    } else {
-      folder = PathExt.dirname(targetPath);
-      name = PathExt.basename(targetPath);
-    }
-  }
+  const { folder, name } = await dialogTarget({
+    targetPath: text('target_path'),
+    cwd: typeof args.cwd === 'string' ? args.cwd : undefined,
+    browserFolder: () => shownFolder(browser)
+  });
   const request = await showCloneDialog({
     initial: {
       bucket: text('s3_bucket'),
       key: text('s3_key'),
       versionId: text('s3_version_id'),
-      folder: folder === '.' ? '' : folder,
+      folder,
       name: name || keyBaseName(text('s3_key'))
     },
     trans,

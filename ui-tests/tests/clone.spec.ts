@@ -6,10 +6,11 @@ import {
   fixture,
   getObject,
   listFolder,
+  namesOnDisk,
   putObject,
-  readFile,
-  startCommand
+  readFile
 } from './helpers';
+import { cloneDialog, startCommand, toast } from './pages';
 
 async function cloneError(
   page: IJupyterLabPageFixture,
@@ -137,15 +138,64 @@ test.describe('clone by link', () => {
     expect(await listFolder(page, tmpPath)).toEqual([]);
     await dialog.getByRole('button', { name: 'Clone' }).click();
     await expect(
-      page.locator('.Toastify__toast', {
-        hasText: `Cloned s3://examples/intro.ipynb to ${folder}/intro.ipynb.`
-      })
+      toast(page, `Cloned s3://examples/intro.ipynb to ${folder}/intro.ipynb.`)
     ).toBeVisible();
     const original = await getObject('examples', 'intro.ipynb');
     expect(await readFile(page, `${folder}/intro.ipynb`)).toBe(
       original!.body.toString('utf8')
     );
   });
+
+  for (const link of ['in-app', 'server'] as const) {
+    test(`a ${link} link without target_path proposes the file browser's folder, and clones there`, async ({
+      page,
+      tmpPath
+    }) => {
+      const folder = `${tmpPath}/lessons`;
+      await page.contents.createDirectory(folder);
+      // The person browses to the folder; Lab keeps it in the workspace.
+      const saved = page.waitForRequest(
+        request =>
+          request.method() === 'PUT' &&
+          /\/api\/workspaces\//.test(request.url()) &&
+          (request.postData() ?? '').includes(`"path":"${folder}"`)
+      );
+      await page.filebrowser.refresh();
+      expect(await page.filebrowser.openDirectory(folder)).toBe(true);
+      await saved;
+      if (link === 'in-app') {
+        await openInAppLink(page, 's3_bucket=examples&s3_key=intro.ipynb');
+      } else {
+        // The landing page on the server hands off to Lab.
+        await page.evaluate(
+          url => window.location.assign(url),
+          '/bookshelf/clone?s3_bucket=examples&s3_key=intro.ipynb'
+        );
+        await page.waitForURL(/\/lab/);
+        await page.locator('.jp-Dialog').waitFor({ timeout: 30000 });
+      }
+      const dialog = cloneDialog(page);
+      await expect(dialog.locator('input[name="folder"]')).toHaveValue(folder);
+      await expect(dialog).toContainText(
+        `Will be saved as "${folder}/intro.ipynb".`
+      );
+      // The file browser shows the same folder.
+      expect(await page.filebrowser.getCurrentDirectory()).toBe(folder);
+      await dialog.getByRole('button', { name: 'Clone' }).click();
+      await expect(
+        toast(page, `Cloned s3://examples/intro.ipynb to ${folder}/intro.ipynb`)
+      ).toBeVisible({ timeout: 30000 });
+      const original = await getObject('examples', 'intro.ipynb');
+      // The notebook opened, so Jupyter made its checkpoint folder too.
+      expect(
+        namesOnDisk(folder).filter(name => name !== '.ipynb_checkpoints')
+      ).toEqual(['intro.ipynb']);
+      expect(await readFile(page, `${folder}/intro.ipynb`)).toBe(
+        original!.body.toString('utf8')
+      );
+      expect(namesOnDisk(tmpPath)).toEqual(['lessons']);
+    });
+  }
 
   test('a bucket outside allowedBuckets is refused in the dialog', async ({
     page,
@@ -215,9 +265,7 @@ test.describe('after the click', () => {
     );
     await dialog.getByRole('button', { name: 'Clone' }).click();
     await expect(
-      page.locator('.Toastify__toast', {
-        hasText: `Cloned s3://examples/intro.ipynb to ${tmpPath}/intro.ipynb.`
-      })
+      toast(page, `Cloned s3://examples/intro.ipynb to ${tmpPath}/intro.ipynb.`)
     ).toBeVisible();
     await expect(
       page.getByRole('main').getByRole('tab', { name: /intro\.ipynb/ })
@@ -244,18 +292,19 @@ test.describe('a clone larger than openAfterCloneMaxMB', () => {
     // intro.ipynb is a few kilobytes, over the 1 KB limit of this test.
     const dialog = await openCloneDialog(page, tmpPath);
     await dialog.getByRole('button', { name: 'Clone' }).click();
-    const toast = page.locator('.Toastify__toast', {
-      hasText: `Cloned s3://examples/intro.ipynb to ${tmpPath}/intro.ipynb. It is`
-    });
+    const notification = toast(
+      page,
+      `Cloned s3://examples/intro.ipynb to ${tmpPath}/intro.ipynb. It is`
+    );
     // (Lab shortens long notifications: the start says enough.)
-    await expect(toast).toBeVisible();
+    await expect(notification).toBeVisible();
     expect(await listFolder(page, tmpPath)).toEqual(['intro.ipynb']);
     const tab = page
       .getByRole('main')
       .getByRole('tab', { name: /intro\.ipynb/ });
     await expect(tab).toHaveCount(0);
     // The person chooses to open it.
-    await toast.getByRole('button', { name: 'Open' }).click();
+    await notification.getByRole('button', { name: 'Open' }).click();
     await expect(tab).toBeVisible();
   });
 });

@@ -10,7 +10,6 @@ import {
   IJupyterLabPageFixture,
   test
 } from '@jupyterlab/galata';
-import { createHash } from 'crypto';
 import * as fs from 'fs';
 import * as path from 'path';
 
@@ -26,32 +25,16 @@ import {
   IFaultRule,
   listFolder,
   listVersions,
+  md5,
   namesOnDisk,
-  notebookText,
   proxyLog,
   proxyUrl,
   putObject,
   readFile,
-  settleBookshelf
+  settleBookshelf,
+  titledNotebook,
+  uid
 } from './helpers';
-
-function notebook(title: string, size = 100 * 1024): string {
-  return notebookText([
-    {
-      cell_type: 'markdown',
-      id: 'title',
-      metadata: {},
-      source: [`# ${title}\n`, 'x'.repeat(size)]
-    }
-  ]);
-}
-
-const md5 = (text: string | Buffer) =>
-  createHash('md5').update(text).digest('hex');
-
-function uid(): string {
-  return `${Date.now()}-${Math.random().toString(36).slice(2, 8)}`;
-}
 
 /**
  * Run calls of the page's IBookshelf at once; each settles to its result
@@ -83,7 +66,7 @@ test.describe('clones at once', () => {
     tmpPath
   }) => {
     const key = `concurrency/${uid()}/shared.ipynb`;
-    const body = notebook('Shared');
+    const body = titledNotebook('Shared');
     await putObject('examples', key, body, 'application/x-ipynb+json');
     await page.contents.uploadContent(
       'already here',
@@ -162,7 +145,7 @@ test.describe('clones at once from two browsers', () => {
       });
     }
     const key = `concurrency/${uid()}/shared.ipynb`;
-    const body = notebook('Shared');
+    const body = titledNotebook('Shared');
     await putObject('examples', key, body, 'application/x-ipynb+json');
     const root = fixture().root_dir;
     const figures: { round: number; lost: number; problems: string[] }[] = [];
@@ -252,8 +235,8 @@ test.describe('a clone and a publish of the same notebook at once', () => {
   }) => {
     const path = `${tmpPath}/report-${uid()}.ipynb`;
     const name = path.slice(path.lastIndexOf('/') + 1);
-    const old = notebook('Old version', 300 * 1024);
-    const mine = notebook('New version', 300 * 1024);
+    const old = titledNotebook('Old version', 300 * 1024);
+    const mine = titledNotebook('New version', 300 * 1024);
     await putObject('published', path, old, 'application/x-ipynb+json');
     await page.contents.uploadContent(mine, 'text', path);
     const before = await listVersions('published', path);
@@ -311,7 +294,7 @@ async function race(
   existing: string | null
 ) {
   const key = `${tmpPath}/race-${uid()}.ipynb`;
-  const bodies = [notebook('Publisher A'), notebook('Publisher B')];
+  const bodies = [titledNotebook('Publisher A'), titledNotebook('Publisher B')];
   if (existing !== null) {
     await putObject('published', key, existing, 'application/x-ipynb+json');
   }
@@ -362,7 +345,7 @@ for (const [policy, newKey, expected] of [
       page,
       tmpPath
     }) => {
-      const existing = newKey ? null : notebook('Published before');
+      const existing = newKey ? null : titledNotebook('Published before');
       const { bodies, results, stored, added } = await race(
         page,
         tmpPath,

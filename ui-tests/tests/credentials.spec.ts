@@ -13,11 +13,10 @@ import {
   callBookshelf,
   coreSettings,
   listFolder,
-  openInfoPanel,
-  readFile,
-  startCommand
+  readFile
 } from './helpers';
 import { expect, scanServerLogs, test } from './secrets';
+import { cloneDialog, openInfoPanel, startCommand, toast } from './pages';
 
 const SETTINGS_KEYS = {
   mode: 'settings',
@@ -162,11 +161,12 @@ test.describe('anonymous mode', () => {
       .locator('.jp-Dialog')
       .getByRole('button', { name: 'Clone' })
       .click();
-    const toast = page.locator('.Toastify__toast', {
-      hasText: 'Access to s3://examples/intro.ipynb was denied.'
-    });
-    await expect(toast).toBeVisible({ timeout: 30000 });
-    await expect(toast).toContainText('unsigned');
+    const notification = toast(
+      page,
+      'Access to s3://examples/intro.ipynb was denied.'
+    );
+    await expect(notification).toBeVisible({ timeout: 30000 });
+    await expect(notification).toContainText('unsigned');
     expect(await listFolder(page, tmpPath)).toEqual([]);
   });
 });
@@ -270,9 +270,7 @@ test.describe('session mode', () => {
         'bookshelf:forget-credentials'
       )
     );
-    await expect(
-      page.locator('.Toastify__toast', { hasText: 'forgot the S3 credentials' })
-    ).toBeVisible();
+    await expect(toast(page, 'forgot the S3 credentials')).toBeVisible();
     await startClones(page, tmpPath, 1);
     await enterSessionKeys(page);
     expect(await clonesResult(page)).toEqual([`${tmpPath}/intro-3.ipynb`]);
@@ -297,16 +295,11 @@ test.describe('session mode', () => {
       s3_key: 'intro.ipynb',
       target_path: `${tmpPath}/`
     });
-    await page
-      .locator('.jp-Dialog', { hasText: 'Clone from S3' })
-      .getByRole('button', { name: 'Clone' })
-      .click();
+    await cloneDialog(page).getByRole('button', { name: 'Clone' }).click();
     await credentialsDialog(page)
       .getByRole('button', { name: 'Cancel' })
       .click();
-    await expect(
-      page.locator('.Toastify__toast', { hasText: 'cancelled' })
-    ).toBeVisible();
+    await expect(toast(page, 'cancelled')).toBeVisible();
     expect(await listFolder(page, tmpPath)).toEqual([]);
   });
 

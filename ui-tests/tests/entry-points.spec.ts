@@ -3,6 +3,7 @@
  * and the launcher, besides the palette.
  */
 import { expect, test } from '@jupyterlab/galata';
+import { cloneDialog } from './pages';
 
 test('Clone from S3… is in the File menu', async ({ page }) => {
   await page.menu.open('File');
@@ -10,9 +11,7 @@ test('Clone from S3… is in the File menu', async ({ page }) => {
   await expect(item).toBeVisible();
   // eslint-disable-next-line jupyter/galata-prefer-menu-helper -- the test asserts this very item is shown, then clicks it
   await item.click();
-  await expect(
-    page.locator('.jp-Dialog', { hasText: 'Clone from S3' })
-  ).toBeVisible();
+  await expect(cloneDialog(page)).toBeVisible();
 });
 
 test("the file browser's toolbar has a Clone button", async ({ page }) => {
@@ -21,9 +20,7 @@ test("the file browser's toolbar has a Clone button", async ({ page }) => {
   );
   await expect(button).toBeVisible();
   await button.click();
-  await expect(
-    page.locator('.jp-Dialog', { hasText: 'Clone from S3' })
-  ).toBeVisible();
+  await expect(cloneDialog(page)).toBeVisible();
 });
 
 test("the launcher has a Clone from S3 card among Lab's Other cards", async ({
@@ -48,7 +45,7 @@ test("the launcher has a Clone from S3 card among Lab's Other cards", async ({
   ).toBeVisible();
   await expect(card.locator('svg')).toBeVisible();
   await card.click();
-  const dialog = page.locator('.jp-Dialog', { hasText: 'Clone from S3' });
+  const dialog = cloneDialog(page);
   await expect(dialog).toBeVisible();
   await dialog.getByRole('button', { name: 'Cancel' }).click();
   await expect(dialog).toHaveCount(0);

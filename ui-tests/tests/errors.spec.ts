@@ -19,9 +19,9 @@ import {
   getObject,
   listFolder,
   listKeys,
-  notebookText,
-  startCommand
+  notebookText
 } from './helpers';
+import { cloneInDialog, openErrorDetails, toast } from './pages';
 import { expect, scanServerLogs, test } from './secrets';
 
 const ORIGIN_RULE = (origin: string) => ({
@@ -42,25 +42,14 @@ async function cloneFromDialog(
   tmpPath: string,
   expected: string
 ) {
-  await startCommand(page, 'bookshelf:clone', {
+  await cloneInDialog(page, {
     s3_bucket: bucket,
     s3_key: key,
     target_path: `${tmpPath}/`
   });
-  await page
-    .locator('.jp-Dialog', { hasText: 'Clone from S3' })
-    .getByRole('button', { name: 'Clone' })
-    .click();
-  const toast = page.locator('.Toastify__toast', { hasText: expected });
-  await expect(toast).toBeVisible({ timeout: 30000 });
-  return toast;
-}
-
-async function showDetails(page: IJupyterLabPageFixture, toast: any) {
-  await toast.getByRole('button', { name: 'Show Details' }).click();
-  const dialog = page.locator('.jp-Dialog');
-  await expect(dialog.locator('.jp-Bookshelf-errorDetails')).toBeVisible();
-  return dialog;
+  const notification = toast(page, expected);
+  await expect(notification).toBeVisible({ timeout: 30000 });
+  return notification;
 }
 
 test.afterAll(() => {
@@ -80,17 +69,17 @@ test.describe('a bucket without a CORS rule', () => {
     });
     expect(error.code).toBe('CorsRefused');
 
-    const toast = await cloneFromDialog(
+    const notification = await cloneFromDialog(
       page,
       'nocors',
       'intro.ipynb',
       tmpPath,
       'does not allow requests from this page'
     );
-    await expect(toast).toContainText(
+    await expect(notification).toContainText(
       `The S3 service at ${fixture().endpoint_url} answers, but the bucket "nocors"`
     );
-    const dialog = await showDetails(page, toast);
+    const dialog = await openErrorDetails(page, notification);
     await expect(dialog.locator('.jp-Dialog-header')).toContainText(
       'Blocked by CORS'
     );
@@ -113,7 +102,7 @@ test.describe('a bucket without a CORS rule, with server-side mode on', () => {
     tmpPath
   }) => {
     // The test Lab runs with c.Bookshelf.server_access (scripts/serve.py).
-    const toast = await cloneFromDialog(
+    const notification = await cloneFromDialog(
       page,
       'nocors',
       'intro.ipynb',
@@ -121,11 +110,11 @@ test.describe('a bucket without a CORS rule, with server-side mode on', () => {
       'does not allow requests from this page'
     );
     expect(await listFolder(page, tmpPath)).toEqual([]);
-    await toast.getByRole('button', { name: 'Clone on the Server' }).click();
+    await notification
+      .getByRole('button', { name: 'Clone on the Server' })
+      .click();
     await expect(
-      page.locator('.Toastify__toast', {
-        hasText: `Cloned s3://nocors/intro.ipynb to ${tmpPath}/intro.ipynb`
-      })
+      toast(page, `Cloned s3://nocors/intro.ipynb to ${tmpPath}/intro.ipynb`)
     ).toBeVisible({ timeout: 30000 });
     // On disk: the object's bytes, under the name the dialog showed.
     const stored = await getObject('nocors', 'intro.ipynb');
@@ -141,7 +130,7 @@ test.describe('a bucket that does not exist', () => {
     page,
     tmpPath
   }) => {
-    const toast = await cloneFromDialog(
+    const notification = await cloneFromDialog(
       page,
       'missing-bucket',
       'intro.ipynb',
@@ -149,7 +138,7 @@ test.describe('a bucket that does not exist', () => {
       'the bucket "missing-bucket"'
     );
     // The notification is short; the details say it all.
-    const dialog = await showDetails(page, toast);
+    const dialog = await openErrorDetails(page, notification);
     await expect(dialog).toContainText('either the bucket does not exist');
     await expect(dialog).toContainText('Check the bucket name');
     await expect(dialog.locator('.jp-Bookshelf-error-rule')).toBeVisible();
@@ -180,15 +169,15 @@ test.describe('a closed port', () => {
     });
     expect(error.code).toBe('Unreachable');
     expect(error.message).toBe(`Nothing answers at http://127.0.0.1:${port}.`);
-    const toast = await cloneFromDialog(
+    const notification = await cloneFromDialog(
       page,
       'examples',
       'intro.ipynb',
       tmpPath,
       `Nothing answers at http://127.0.0.1:${port}.`
     );
-    await expect(toast).toContainText('Check the S3 endpoint URL');
-    await expect(toast).not.toContainText('CORS');
+    await expect(notification).toContainText('Check the S3 endpoint URL');
+    await expect(notification).not.toContainText('CORS');
     expect(await listFolder(page, tmpPath)).toEqual([]);
   });
 });
@@ -204,14 +193,14 @@ test.describe('a bucket whose policy denies access', () => {
       target_path: `${tmpPath}/`
     });
     expect(error.code).toBe('AccessDenied');
-    const toast = await cloneFromDialog(
+    const notification = await cloneFromDialog(
       page,
       'denied',
       'intro.ipynb',
       tmpPath,
       'Access to s3://denied/intro.ipynb was denied.'
     );
-    const dialog = await showDetails(page, toast);
+    const dialog = await openErrorDetails(page, notification);
     await expect(dialog.locator('.jp-Dialog-header')).toContainText(
       'Access denied'
     );

@@ -6,7 +6,8 @@
 import { expect, galata, test } from '@jupyterlab/galata';
 import type { Locator } from '@playwright/test';
 
-import { notebookText, openInfoPanel, startCommand } from './helpers';
+import { notebookText } from './helpers';
+import { openInfoPanel, startCommand } from './pages';
 
 const SIZES = {
   small: { 'ui-font-size1': '10px', 'content-font-size1': '11px' },

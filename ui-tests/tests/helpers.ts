@@ -9,8 +9,10 @@ import {
   IJupyterLabPageFixture,
   test
 } from '@jupyterlab/galata';
+import { createHash } from 'crypto';
 import * as fs from 'fs';
 import * as path from 'path';
+import { toast } from './pages';
 
 /**
  * What scripts/serve.py wrote about the servers it started.
@@ -255,36 +257,31 @@ export function notebookText(cells: object[] = []): string {
 }
 
 /**
- * Run a command of the page's app without waiting for it (it may wait for
- * dialogs).
+ * A notebook with one markdown cell: a title and `size` bytes of text.
  */
-export async function startCommand(
-  page: IJupyterLabPageFixture,
-  id: string,
-  args: object = {}
-): Promise<void> {
-  await page.evaluate(
-    ({ id, args }) => {
-      void (window as any).jupyterapp.commands.execute(id, args);
-    },
-    { id, args }
-  );
+export function titledNotebook(title: string, size = 100 * 1024): string {
+  return notebookText([
+    {
+      cell_type: 'markdown',
+      id: 'title',
+      metadata: {},
+      source: [`# ${title}\n`, 'x'.repeat(size)]
+    }
+  ]);
 }
 
 /**
- * Open the info panel and wait until its checks are done.
+ * The MD5 of some bytes, in hex: compares files and objects.
  */
-export async function openInfoPanel(page: IJupyterLabPageFixture) {
-  await startCommand(page, 'bookshelf:info');
-  const panel = page.locator('.jp-Bookshelf-infoPanel');
-  await expect(panel.locator('[data-check="versioning"]')).toBeVisible({
-    timeout: 30000
-  });
-  await expect(panel.locator('.jp-Bookshelf-info-checks')).toHaveAttribute(
-    'aria-busy',
-    'false'
-  );
-  return panel;
+export function md5(data: string | Buffer): string {
+  return createHash('md5').update(data).digest('hex');
+}
+
+/**
+ * A string unique to this call, for S3 keys and file names.
+ */
+export function uid(): string {
+  return `${Date.now()}-${Math.random().toString(36).slice(2, 8)}`;
 }
 
 /**
@@ -554,7 +551,5 @@ export async function expectNotification(
     .poll(async () => (await find())?.message, { timeout })
     .toContain(text);
   const { message } = (await find())!;
-  await expect(
-    page.locator('.Toastify__toast', { hasText: message.slice(0, 60) })
-  ).toBeVisible();
+  await expect(toast(page, message.slice(0, 60))).toBeVisible();
 }

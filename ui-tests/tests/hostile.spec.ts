@@ -24,6 +24,7 @@ import {
   putObject,
   readFile
 } from './helpers';
+import { cloneDialog, toast } from './pages';
 
 /** What injected script would do; the tests check it never happens. */
 const CANARY = 'window.__bookshelfCanary';
@@ -298,7 +299,7 @@ test.describe('hostile clone links', () => {
       `${baseURL}/bookshelf/clone?s3_bucket=examples&s3_key=${enc(key)}&target_path=${enc(`${tmpPath}/`)}`
     );
     await page.waitForURL(/\/lab/);
-    const dialog = page.locator('.jp-Dialog', { hasText: 'Clone from S3' });
+    const dialog = cloneDialog(page);
     await expect(dialog).toBeVisible({ timeout: 30000 });
     await expect(dialog.locator('input[name="key"]')).toHaveValue(key);
     await expect(dialog.locator('input[name="name"]')).toHaveValue(
@@ -308,9 +309,9 @@ test.describe('hostile clone links', () => {
       `Will be saved as "${tmpPath}/${XSS}.ipynb".`
     );
     await dialog.getByRole('button', { name: 'Clone' }).click();
-    await expect(
-      page.locator('.Toastify__toast', { hasText: 'Cloned s3://examples/' })
-    ).toBeVisible({ timeout: 30000 });
+    await expect(toast(page, 'Cloned s3://examples/')).toBeVisible({
+      timeout: 30000
+    });
     expect(await listFolder(page, tmpPath)).toEqual([`${XSS}.ipynb`]);
     await expect(
       page.locator('.jp-DirListing-item', { hasText: `${XSS}.ipynb` })
@@ -425,15 +426,15 @@ test.describe('hostile in-app links', () => {
         );
       }, `?bookshelf-clone&${query}`);
       if (typeof expected === 'object' && 'notification' in expected) {
-        const toast = page.locator('.Toastify__toast', {
-          hasText: expected.notification
-        });
-        await expect(toast, name).toBeVisible();
+        const notification = toast(page, expected.notification);
+        await expect(notification, name).toBeVisible();
         await expect(page.locator('.jp-Dialog'), name).toHaveCount(0);
-        await toast.getByRole('button', { name: 'Hide notification' }).click();
+        await notification
+          .getByRole('button', { name: 'Hide notification' })
+          .click();
         continue;
       }
-      const dialog = page.locator('.jp-Dialog', { hasText: 'Clone from S3' });
+      const dialog = cloneDialog(page);
       await expect(dialog, name).toBeVisible();
       const accept = dialog.getByRole('button', { name: 'Clone' });
       if (expected === 'valid') {
@@ -474,7 +475,7 @@ test.describe('hostile values typed into the dialog', () => {
         target_path: `${folder}/`
       });
     }, tmpPath);
-    const dialog = page.locator('.jp-Dialog', { hasText: 'Clone from S3' });
+    const dialog = cloneDialog(page);
     const accept = dialog.getByRole('button', { name: 'Clone' });
     await expect(accept).toBeEnabled();
     const cases: [string, string, string][] = [
@@ -513,9 +514,9 @@ test.describe('hostile values typed into the dialog', () => {
       `Will be saved as "${tmpPath}/${XSS}.ipynb".`
     );
     await accept.click();
-    await expect(
-      page.locator('.Toastify__toast', { hasText: 'Cloned s3://examples/' })
-    ).toBeVisible({ timeout: 30000 });
+    await expect(toast(page, 'Cloned s3://examples/')).toBeVisible({
+      timeout: 30000
+    });
     expect(await listFolder(page, tmpPath)).toEqual([`${XSS}.ipynb`]);
     expect(writtenOutside(before, tmpPath)).toEqual([]);
     expect(await canary(page)).toBeUndefined();

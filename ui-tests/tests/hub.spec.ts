@@ -11,6 +11,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 
 import { fixture, getObject, notebookText } from './helpers';
+import { cloneDialog, publishDialog, toast } from './pages';
 
 function hub() {
   const info = fixture().hub;
@@ -48,14 +49,19 @@ async function fileOnDisk(user: string, relative: string): Promise<string> {
 }
 
 /**
- * Open a link as a person would, and clone from the dialog it opens.
+ * Open a link as a person would, and clone from the dialog it opens;
+ * resolves to the path the dialog proposed (a link without target_path
+ * proposes the folder the user's file browser shows).
  */
-async function cloneFromLink(page: Page, link: string): Promise<void> {
+async function cloneFromLink(page: Page, link: string): Promise<string> {
   await page.goto(link);
-  const dialog = page.locator('.jp-Dialog', { hasText: 'Clone from S3' });
+  const dialog = cloneDialog(page);
   await expect(dialog).toBeVisible({ timeout: 60000 });
+  const folder = await dialog.locator('input[name="folder"]').inputValue();
+  const name = await dialog.locator('input[name="name"]').inputValue();
   await dialog.getByRole('button', { name: 'Clone', exact: true }).click();
   await expect(dialog).toBeHidden();
+  return folder ? `${folder}/${name}` : name;
 }
 
 /**
@@ -69,16 +75,14 @@ async function publish(page: Page, name: string, user: string) {
       path: p
     });
   }, name);
-  const dialog = page.locator('.jp-Dialog', { hasText: 'Publish Notebook' });
+  const dialog = publishDialog(page);
   // The destination shows the user's own prefix, {username} filled in.
   await expect(dialog).toContainText(`s3://published/users/${user}/`);
   await expect(dialog.locator('input[name="destination"]')).toHaveValue(name);
   await dialog.getByRole('button', { name: 'Publish' }).click();
-  const toast = page.locator('.Toastify__toast', {
-    hasText: 'Published version'
-  });
-  await expect(toast).toBeVisible({ timeout: 60000 });
-  return toast;
+  const notification = toast(page, 'Published version');
+  await expect(notification).toBeVisible({ timeout: 60000 });
+  return notification;
 }
 
 test.describe('on a JupyterHub', () => {
@@ -119,14 +123,14 @@ test.describe('on a JupyterHub', () => {
     fs.writeFileSync(path.join(hub().homes.ana, name), text);
 
     const ana = await logIn(browser, 'ana');
-    const toast = await publish(ana, name, 'ana');
+    const notification = await publish(ana, name, 'ana');
     const stored = await getObject('published', `users/ana/${name}`);
     expect(stored!.body.toString('utf8')).toBe(text);
 
     // The link's form is said next to it: a hub link.
-    await toast.getByRole('button', { name: 'Copy Hub Link' }).click();
+    await notification.getByRole('button', { name: 'Copy Hub Link' }).click();
     await expect(
-      toast.getByRole('button', { name: 'Hub Link Copied' })
+      notification.getByRole('button', { name: 'Hub Link Copied' })
     ).toBeVisible();
     const link = await ana.evaluate(() => navigator.clipboard.readText());
     expect(link).toBe(
@@ -137,8 +141,9 @@ test.describe('on a JupyterHub', () => {
     expect(link).not.toContain('/user/ana/');
 
     const bob = await logIn(browser, 'bob');
-    await cloneFromLink(bob, link);
-    const file = await fileOnDisk('bob', name);
+    const proposed = await cloneFromLink(bob, link);
+    expect(path.basename(proposed)).toBe(name);
+    const file = await fileOnDisk('bob', proposed);
     expect(fs.readFileSync(file, 'utf8')).toBe(text);
     await ana.context().close();
     await bob.context().close();
@@ -155,9 +160,7 @@ test.describe('on a JupyterHub', () => {
         `&s3_key=${encodeURIComponent(key)}`
     );
     // The error names the object and what to check, in Bob's own Lab.
-    const error = bob.locator('.Toastify__toast', {
-      hasText: `There is no object s3://examples/${key}`
-    });
+    const error = toast(bob, `There is no object s3://examples/${key}`);
     await expect(error).toBeVisible({ timeout: 30000 });
     await expect(error).toContainText('Check the key');
     expect(fs.existsSync(path.join(hub().homes.bob, path.basename(key)))).toBe(

@@ -10,10 +10,9 @@ import {
   closedPort,
   coreSettings,
   fixture,
-  objectUrl,
-  openInfoPanel,
   s3Headers
 } from './helpers';
+import { infoCheck, infoStates, openInfoPanel } from './pages';
 import { expect, scanServerLogs, test } from './secrets';
 
 const CHECKS = [
@@ -40,19 +39,6 @@ const CLONE_ROWS: { [id: string]: string } = {
   'clone-bucket:missing-bucket': 'fail'
 };
 
-async function states(panel: any): Promise<{ [id: string]: string }> {
-  const result: { [id: string]: string } = {};
-  for (const item of await panel.locator('[data-check]').all()) {
-    result[(await item.getAttribute('data-check'))!] =
-      (await item.getAttribute('data-state'))!;
-  }
-  return result;
-}
-
-function check(panel: any, id: string) {
-  return panel.locator(`[data-check="${id}"]`);
-}
-
 test.afterAll(() => {
   expect(scanServerLogs()).toEqual([]);
 });
@@ -60,26 +46,26 @@ test.afterAll(() => {
 test.describe('on the demo configuration', () => {
   test('every check passes and says what was checked', async ({ page }) => {
     const panel = await openInfoPanel(page);
-    expect(await states(panel)).toEqual({
+    expect(await infoStates(panel)).toEqual({
       ...Object.fromEntries(CHECKS.map(id => [id, 'pass'])),
       ...CLONE_ROWS
     });
-    await expect(check(panel, 'shim')).toContainText(
+    await expect(infoCheck(panel, 'shim')).toContainText(
       'jupyterlab_bookshelf 0.1.0 answers'
     );
-    await expect(check(panel, 'service')).toContainText(
+    await expect(infoCheck(panel, 'service')).toContainText(
       `Something answers HTTP at ${fixture().endpoint_url}.`
     );
-    await expect(check(panel, 'cors')).toContainText(
+    await expect(infoCheck(panel, 'cors')).toContainText(
       'allow GET, HEAD and PUT from this page'
     );
-    await expect(check(panel, 'publish-bucket')).toContainText(
+    await expect(infoCheck(panel, 'publish-bucket')).toContainText(
       's3://published exists and answered a HEAD request'
     );
-    await expect(check(panel, 'publish-bucket')).toContainText(
+    await expect(infoCheck(panel, 'publish-bucket')).toContainText(
       'Nothing was written'
     );
-    await expect(check(panel, 'versioning')).toContainText(
+    await expect(infoCheck(panel, 'versioning')).toContainText(
       'Versioning is on for s3://published'
     );
     await expect(
@@ -93,13 +79,13 @@ test.describe('on the demo configuration', () => {
     baseURL
   }) => {
     const panel = await openInfoPanel(page);
-    await expect(check(panel, 'clone-bucket:examples')).toContainText(
+    await expect(infoCheck(panel, 'clone-bucket:examples')).toContainText(
       'Clone bucket s3://examples'
     );
-    await expect(check(panel, 'clone-bucket:examples')).toContainText(
+    await expect(infoCheck(panel, 'clone-bucket:examples')).toContainText(
       'allow GET from this page'
     );
-    const nocors = check(panel, 'clone-bucket:nocors');
+    const nocors = infoCheck(panel, 'clone-bucket:nocors');
     await expect(nocors).toContainText('clone links to it fail');
     await expect(nocors.locator('.jp-Bookshelf-check-fix')).toContainText(
       'Check the name in "allowedBuckets"'
@@ -111,7 +97,7 @@ test.describe('on the demo configuration', () => {
     // A bucket that does not exist cannot be told from one whose CORS
     // rules refuse this page: the fix names both.
     await expect(
-      check(panel, 'clone-bucket:missing-bucket').locator(
+      infoCheck(panel, 'clone-bucket:missing-bucket').locator(
         '.jp-Bookshelf-check-fix'
       )
     ).toContainText('Check the name in "allowedBuckets"');
@@ -128,7 +114,7 @@ test.describe('on the demo configuration', () => {
     expect(before).toBeGreaterThan(0);
     await panel.getByRole('button', { name: 'Check again' }).click();
     await expect.poll(heads).toBeGreaterThan(before);
-    await expect(check(panel, 'versioning')).toHaveAttribute(
+    await expect(infoCheck(panel, 'versioning')).toHaveAttribute(
       'data-state',
       'pass'
     );
@@ -251,18 +237,18 @@ for (const broken of BROKEN) {
 
     test('the right checks fail with the right fix', async ({ page }) => {
       const panel = await openInfoPanel(page);
-      const found = await states(panel);
+      const found = await infoStates(panel);
       expect(found).toMatchObject(broken.expected);
       expect(found.shim).toBe('pass');
       for (const [id, texts] of Object.entries(broken.texts)) {
         for (const text of texts) {
-          await expect(check(panel, id)).toContainText(text);
+          await expect(infoCheck(panel, id)).toContainText(text);
         }
       }
       for (const [id, state] of Object.entries(broken.expected)) {
         if (state === 'fail') {
           await expect(
-            check(panel, id).locator('.jp-Bookshelf-check-fix')
+            infoCheck(panel, id).locator('.jp-Bookshelf-check-fix')
           ).not.toBeEmpty();
         }
       }
@@ -279,11 +265,11 @@ test.describe('with CORS refused', () => {
     // other sites rely on; the page cannot read this bucket's rules, so
     // no merged configuration is shown.
     const rule = JSON.parse(
-      (await check(panel, 'cors').locator('pre').textContent())!
+      (await infoCheck(panel, 'cors').locator('pre').textContent())!
     );
     expect(rule.AllowedOrigins).toEqual([baseURL]);
     await expect(
-      check(panel, 'cors').locator('.jp-Bookshelf-check-configuration')
+      infoCheck(panel, 'cors').locator('.jp-Bookshelf-check-configuration')
     ).toHaveCount(0);
     // The encryption header tells whether an ETag is the MD5 of the bytes.
     expect(rule.ExposeHeaders).toEqual([
@@ -356,27 +342,27 @@ test.describe('with a bucket another site shares', () => {
     baseURL
   }) => {
     const panel = await openInfoPanel(page);
-    expect(await states(panel)).toMatchObject({
+    expect(await infoStates(panel)).toMatchObject({
       cors: 'fail',
       'publish-bucket': 'fail',
       'clone-bucket:othersite': 'fail',
       'clone-bucket:team-*': 'skip'
     });
-    await expect(check(panel, 'clone-bucket:team-*')).toContainText(
+    await expect(infoCheck(panel, 'clone-bucket:team-*')).toContainText(
       '"team-*" is a pattern'
     );
-    await expect(check(panel, 'clone-bucket:othersite')).toContainText(
+    await expect(infoCheck(panel, 'clone-bucket:othersite')).toContainText(
       'GET: x-amz-version-id'
     );
     for (const id of ['cors', 'clone-bucket:othersite']) {
       await expect(
-        check(panel, id).locator('.jp-Bookshelf-check-fix')
+        infoCheck(panel, id).locator('.jp-Bookshelf-check-fix')
       ).toContainText(
         "keeps the bucket's 2 rules for other origins as they are"
       );
     }
     const shown = JSON.parse(
-      (await check(panel, 'cors')
+      (await infoCheck(panel, 'cors')
         .locator('.jp-Bookshelf-check-configuration pre')
         .textContent())!
     );
@@ -420,8 +406,11 @@ test.describe('with a bucket another site shares', () => {
       expect(otherRule).toContain('<AllowedMethod>PUT</AllowedMethod>');
       expect(otherRule).toContain('<MaxAgeSeconds>600</MaxAgeSeconds>');
       await panel.getByRole('button', { name: 'Check again' }).click();
-      await expect(check(panel, 'cors')).toHaveAttribute('data-state', 'pass');
-      await expect(check(panel, 'clone-bucket:othersite')).toHaveAttribute(
+      await expect(infoCheck(panel, 'cors')).toHaveAttribute(
+        'data-state',
+        'pass'
+      );
+      await expect(infoCheck(panel, 'clone-bucket:othersite')).toHaveAttribute(
         'data-state',
         'pass'
       );
@@ -446,17 +435,17 @@ test.describe('with the endpoint on a closed port', () => {
     page
   }) => {
     const panel = await openInfoPanel(page);
-    expect(await states(panel)).toMatchObject({
+    expect(await infoStates(panel)).toMatchObject({
       service: 'fail',
       cors: 'skip',
       'publish-bucket': 'skip',
       versioning: 'skip'
     });
-    await expect(check(panel, 'service')).toContainText(
+    await expect(infoCheck(panel, 'service')).toContainText(
       `Nothing answers at http://127.0.0.1:${port}.`
     );
     await expect(
-      check(panel, 'service').locator('.jp-Bookshelf-check-fix')
+      infoCheck(panel, 'service').locator('.jp-Bookshelf-check-fix')
     ).toContainText('Check the S3 endpoint URL');
   });
 });

@@ -1,6 +1,7 @@
 import { expect, IJupyterLabPageFixture, test } from '@jupyterlab/galata';
 
 import { getObject, listFolder, readFile } from './helpers';
+import { cloneDialog, publishDialog } from './pages';
 
 async function runFromPalette(
   page: IJupyterLabPageFixture,
@@ -100,7 +101,7 @@ test.describe('with the keyboard alone', () => {
     tmpPath
   }) => {
     await runFromPalette(page, 'Clone from S3');
-    const clone = page.locator('.jp-Dialog', { hasText: 'Clone from S3' });
+    const clone = cloneDialog(page);
     await expect(clone.locator('input[name="bucket"]')).toBeFocused();
     await page.keyboard.insertText(
       's3://examples/tutorials/getting-started.ipynb'
@@ -127,9 +128,7 @@ test.describe('with the keyboard alone', () => {
     ).toHaveCount(0);
 
     await runFromPalette(page, 'Publish Notebook');
-    const publish = page.locator('.jp-Dialog', {
-      hasText: 'Publish Notebook'
-    });
+    const publish = publishDialog(page);
     const destination = publish.locator('input[name="destination"]');
     await expect(destination).toBeFocused();
     await expect(destination).toHaveValue(path);

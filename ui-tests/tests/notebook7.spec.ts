@@ -9,7 +9,8 @@ import { expect, test } from '@jupyterlab/galata';
 import type { IJupyterLabPageFixture } from '@jupyterlab/galata';
 import type { Page } from '@playwright/test';
 
-import { getObject, notebookText, readFile, startCommand } from './helpers';
+import { getObject, notebookText, readFile } from './helpers';
+import { cloneDialog, publishDialog, startCommand, toast } from './pages';
 
 const NOTEBOOK_URL = `http://127.0.0.1:${process.env.BOOKSHELF_TEST_NOTEBOOK_PORT}`;
 
@@ -48,18 +49,6 @@ test.beforeAll(async () => {
   }
   throw new Error(`Notebook 7 did not start at ${NOTEBOOK_URL}`);
 });
-
-function cloneDialog(page: Page) {
-  return page.locator('.jp-Dialog', { hasText: 'Clone from S3' });
-}
-
-function publishDialog(page: Page) {
-  return page.locator('.jp-Dialog', { hasText: 'Publish Notebook' });
-}
-
-function toast(page: Page, text: string) {
-  return page.locator('.Toastify__toast', { hasText: text });
-}
 
 /**
  * Upload a notebook as `name` in `folder` and open that folder in the tree

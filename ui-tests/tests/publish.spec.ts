@@ -8,6 +8,7 @@ import {
   putObject,
   readFile
 } from './helpers';
+import { cloneDialog, publishDialog, toast } from './pages';
 
 const NOTEBOOK = notebookText([
   {
@@ -45,10 +46,6 @@ async function publishFromContextMenu(
   await page.getByRole('menuitem', { name: 'Publish', exact: true }).click();
 }
 
-function publishDialog(page: IJupyterLabPageFixture) {
-  return page.locator('.jp-Dialog', { hasText: 'Publish Notebook' });
-}
-
 test.describe('publish from the file browser', () => {
   test('right-click → Publish puts the saved notebook and gives a clone link', async ({
     page,
@@ -70,19 +67,19 @@ test.describe('publish from the file browser', () => {
     ).toBeVisible();
     await dialog.getByRole('button', { name: 'Publish' }).click();
 
-    const toast = page.locator('.Toastify__toast', {
-      hasText: 'Published version'
-    });
-    await expect(toast).toBeVisible({ timeout: 30000 });
+    const published = toast(page, 'Published version');
+    await expect(published).toBeVisible({ timeout: 30000 });
     const stored = await getObject('published', path);
     expect(stored!.body.toString('utf8')).toBe(await readFile(page, path));
     expect(stored!.versionId).toBeTruthy();
-    await expect(toast).toContainText(`Published version ${stored!.versionId}`);
+    await expect(published).toContainText(
+      `Published version ${stored!.versionId}`
+    );
 
-    await toast.getByRole('button', { name: 'Copy Link' }).click();
+    await published.getByRole('button', { name: 'Copy Link' }).click();
     // The button says it copied, as the clipboard cannot be seen.
     await expect(
-      toast.getByRole('button', { name: 'Link Copied' })
+      published.getByRole('button', { name: 'Link Copied' })
     ).toBeVisible();
     const link = await page.evaluate(() => navigator.clipboard.readText());
     expect(link).toBe(
@@ -92,14 +89,12 @@ test.describe('publish from the file browser', () => {
     // The link lands in the clone dialog for that version.
     await page.evaluate(url => window.location.assign(url), link);
     await page.waitForURL(/\/lab/);
-    const cloneDialog = page.locator('.jp-Dialog', {
-      hasText: 'Clone from S3'
-    });
-    await expect(cloneDialog).toBeVisible({ timeout: 30000 });
-    await expect(cloneDialog.locator('input[name="versionId"]')).toHaveValue(
+    const linkDialog = cloneDialog(page);
+    await expect(linkDialog).toBeVisible({ timeout: 30000 });
+    await expect(linkDialog.locator('input[name="versionId"]')).toHaveValue(
       stored!.versionId!
     );
-    await expect(cloneDialog.locator('input[name="key"]')).toHaveValue(path);
+    await expect(linkDialog.locator('input[name="key"]')).toHaveValue(path);
   });
 
   test('publishing again replaces it after confirmation, as a new version', async ({
@@ -125,9 +120,9 @@ test.describe('publish from the file browser', () => {
     const replace = dialog.getByRole('button', { name: 'Replace' });
     await expect(replace).toHaveClass(/jp-mod-warn/);
     await replace.click();
-    await expect(
-      page.locator('.Toastify__toast', { hasText: 'Published version' })
-    ).toBeVisible({ timeout: 30000 });
+    await expect(toast(page, 'Published version')).toBeVisible({
+      timeout: 30000
+    });
 
     const latest = await getObject('published', path);
     expect(latest!.body.toString('utf8')).toBe(NOTEBOOK);
@@ -225,9 +220,9 @@ test.describe('publish from the file browser', () => {
       dialog.locator('.jp-Bookshelf-publish-status[data-state="new"]')
     ).toBeVisible();
     await dialog.getByRole('button', { name: 'Publish' }).click();
-    await expect(
-      page.locator('.Toastify__toast', { hasText: 'Published version' })
-    ).toBeVisible({ timeout: 30000 });
+    await expect(toast(page, 'Published version')).toBeVisible({
+      timeout: 30000
+    });
     const stored = await getObject('published', path);
     expect(stored!.body.toString('utf8')).toContain('Edited before publishing');
   });

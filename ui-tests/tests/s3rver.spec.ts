@@ -21,10 +21,10 @@ import {
   expectNotification,
   fixture,
   namesOnDisk,
-  notebookText,
-  openInfoPanel
+  notebookText
 } from './helpers';
 import { expect, scanServerLogs, test } from './secrets';
+import { openInfoPanel, publishDialog, toast } from './pages';
 
 const PROBE_STEM = '.bookshelf-conditional-write-check-';
 const CREDENTIALS_REFUSED = 'The S3 service did not accept the credentials.';
@@ -314,16 +314,17 @@ test.describe("s3rver and the confirmed replace of 'confirm'", () => {
       .first()
       .click({ button: 'right' });
     await page.getByRole('menuitem', { name: 'Publish', exact: true }).click();
-    const dialog = page.locator('.jp-Dialog', { hasText: 'Publish Notebook' });
+    const dialog = publishDialog(page);
     await dialog.getByRole('button', { name: 'Replace' }).click();
     await expectNotification(
       page,
       `Nothing was published to s3://published/${notebook}`
     );
-    const toast = page.locator('.Toastify__toast', {
-      hasText: 'Nothing was published to s3://published/'
-    });
-    await toast.getByRole('button', { name: 'Show Details' }).click();
+    const notification = toast(
+      page,
+      'Nothing was published to s3://published/'
+    );
+    await notification.getByRole('button', { name: 'Show Details' }).click();
     const details = page.locator('.jp-Dialog', {
       hasText: 'Publishing cannot be protected'
     });

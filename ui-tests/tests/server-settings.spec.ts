@@ -7,12 +7,9 @@
  */
 import type { IJupyterLabPageFixture } from '@jupyterlab/galata';
 
-import { callBookshelf, openInfoPanel } from './helpers';
+import { callBookshelf } from './helpers';
+import { infoCheck, openInfoPanel } from './pages';
 import { expect, scanServerLogs, test } from './secrets';
-
-function check(panel: any, id: string) {
-  return panel.locator(`[data-check="${id}"]`);
-}
 
 test.afterAll(() => {
   expect(scanServerLogs()).toEqual([]);
@@ -63,17 +60,17 @@ test.describe('on settings the server reads too', () => {
       );
 
       const panel = await openInfoPanel(page);
-      await expect(check(panel, 'settings')).toHaveAttribute(
+      await expect(infoCheck(panel, 'settings')).toHaveAttribute(
         'data-state',
         'fail'
       );
-      await expect(check(panel, 'settings')).toContainText(
+      await expect(infoCheck(panel, 'settings')).toContainText(
         'The S3 endpoint URL must not contain a user name or password'
       );
-      await expect(check(panel, 'settings')).toContainText(
+      await expect(infoCheck(panel, 'settings')).toContainText(
         'The publish bucket name is not valid'
       );
-      await expect(check(panel, 'settings')).toContainText(
+      await expect(infoCheck(panel, 'settings')).toContainText(
         'no credentials URL is set'
       );
       await expect(panel.locator('[data-setting="endpointUrl"] td')).toHaveText(

@@ -1,0 +1,134 @@
+/**
+ * Page objects: the extension's dialogs, its notifications and its info
+ * panel, located once for every spec, in JupyterLab and Notebook 7 alike.
+ * A spec says what a person does ("clone from the dialog"); how the page
+ * shows it lives here, so that a change of markup is one change.
+ */
+import { expect } from '@jupyterlab/galata';
+import type { Locator, Page } from '@playwright/test';
+
+/**
+ * Run a command of the page's application without waiting for it: a
+ * command that opens a dialog resolves only when the dialog closes.
+ */
+export async function startCommand(
+  page: Page,
+  id: string,
+  args: object = {}
+): Promise<void> {
+  await page.evaluate(
+    ({ id, args }) => {
+      void (window as any).jupyterapp.commands.execute(id, args);
+    },
+    { id, args }
+  );
+}
+
+/** The clone dialog. */
+export function cloneDialog(page: Page): Locator {
+  return page.locator('.jp-Dialog', { hasText: 'Clone from S3' });
+}
+
+/** The publish dialog. */
+export function publishDialog(page: Page): Locator {
+  return page.locator('.jp-Dialog', { hasText: 'Publish Notebook' });
+}
+
+/** A notification shown as a toast, by some of its words. */
+export function toast(page: Page, text: string | RegExp): Locator {
+  return page.locator('.Toastify__toast', { hasText: text });
+}
+
+/**
+ * The clone dialog, prefilled with `request`, then its Clone button: as a
+ * person clones.
+ */
+export async function cloneInDialog(
+  page: Page,
+  request: { s3_bucket: string; s3_key: string; target_path?: string }
+): Promise<void> {
+  await startCommand(page, 'bookshelf:clone', request);
+  const dialog = cloneDialog(page);
+  const clone = dialog.getByRole('button', { name: 'Clone' });
+  await expect(clone).toBeEnabled();
+  await clone.click();
+  await expect(dialog).toHaveCount(0);
+}
+
+/**
+ * The publish dialog for `path`, then its accept button ("Publish", or
+ * "Replace" when the object exists) once it knows what S3 holds.
+ */
+export async function publishInDialog(page: Page, path: string): Promise<void> {
+  await startCommand(page, 'bookshelf:publish', { path });
+  const dialog = publishDialog(page);
+  const accept = dialog.locator('.jp-Dialog-button.jp-mod-accept');
+  await expect(
+    dialog.locator('.jp-Bookshelf-publish-status[data-state]')
+  ).toBeVisible();
+  await expect(accept).toBeEnabled();
+  await accept.click();
+  await expect(dialog).toHaveCount(0);
+}
+
+/**
+ * Open the Details of an error notification; resolves to the dialog that
+ * shows them (the whole message: Lab shortens long notifications).
+ */
+export async function openErrorDetails(
+  page: Page,
+  notification: Locator
+): Promise<Locator> {
+  await notification.getByRole('button', { name: 'Show Details' }).click();
+  const dialog = page.locator('.jp-Dialog');
+  await expect(dialog.locator('.jp-Bookshelf-errorDetails')).toBeVisible();
+  return dialog;
+}
+
+/**
+ * The whole text behind the Details of the notification with `text`; the
+ * dialog is closed again.
+ */
+export async function errorDetails(
+  page: Page,
+  text: string | RegExp
+): Promise<string> {
+  const dialog = await openErrorDetails(page, toast(page, text));
+  const whole = (await dialog.locator('.jp-Dialog-content').innerText()).trim();
+  await dialog.getByRole('button', { name: 'Close' }).click();
+  await expect(dialog).toHaveCount(0);
+  return whole;
+}
+
+/** One check of the info panel, by its id. */
+export function infoCheck(panel: Locator, id: string): Locator {
+  return panel.locator(`[data-check="${id}"]`);
+}
+
+/** Every check of the info panel and its state (pass, fail, …). */
+export async function infoStates(
+  panel: Locator
+): Promise<{ [id: string]: string }> {
+  const result: { [id: string]: string } = {};
+  for (const item of await panel.locator('[data-check]').all()) {
+    result[(await item.getAttribute('data-check'))!] =
+      (await item.getAttribute('data-state'))!;
+  }
+  return result;
+}
+
+/**
+ * Open the info panel and wait until its checks are done.
+ */
+export async function openInfoPanel(page: Page): Promise<Locator> {
+  await startCommand(page, 'bookshelf:info');
+  const panel = page.locator('.jp-Bookshelf-infoPanel');
+  await expect(infoCheck(panel, 'versioning')).toBeVisible({
+    timeout: 30000
+  });
+  await expect(panel.locator('.jp-Bookshelf-info-checks')).toHaveAttribute(
+    'aria-busy',
+    'false'
+  );
+  return panel;
+}

@@ -1,0 +1,266 @@
+/**
+ * Server-side mode (`c.Bookshelf.server_access`, on in the test Lab, see
+ * scripts/serve.py): clones through the HTTP API racing clones in two
+ * browsers, and what a person sees when the bucket's CORS rules refuse the
+ * page: the offer to publish on the server (JupyterLab) and to clone on the
+ * server (Notebook 7, served by the same server at /tree). Every test reads
+ * the result back on disk and on S3, outside the browser.
+ *
+ * In the fault-proxy project (playwright.config.js): the publish test makes
+ * the proxy refuse the bucket's PUT to this page.
+ */
+import {
+  expect,
+  galata,
+  IJupyterLabPageFixture,
+  test
+} from '@jupyterlab/galata';
+import type { Page } from '@playwright/test';
+import * as fs from 'fs';
+import * as path from 'path';
+
+import {
+  addFault,
+  bookshelfSettings,
+  clearFaults,
+  expectFaultsApplied,
+  filesOnDisk,
+  fixture,
+  getObject,
+  listVersions,
+  md5,
+  namesOnDisk,
+  proxyUrl,
+  putObject,
+  settleBookshelf,
+  titledNotebook,
+  uid
+} from './helpers';
+import { cloneInDialog, publishDialog, startCommand, toast } from './pages';
+
+test.afterEach(async () => {
+  await clearFaults();
+});
+
+test.describe('API clones racing browser clones', () => {
+  const perSide = 20;
+
+  test('20 clones through the HTTP API and 20 in two browsers, of one key into one folder, give 40 files (0 lost)', async ({
+    page,
+    browser,
+    baseURL,
+    mockSettings,
+    waitForApplication,
+    request,
+    tmpPath
+  }) => {
+    test.setTimeout(120 * 1000);
+    // A second browser (a context shares no Web Locks with the first).
+    const other = await galata.newPage({
+      baseURL: baseURL!,
+      browser,
+      mockSettings,
+      waitForApplication,
+      tmpPath
+    });
+    try {
+      const key = `server-side/${uid()}/shared.ipynb`;
+      const body = titledNotebook('Shared');
+      await putObject('examples', key, body, 'application/x-ipynb+json');
+      await page.contents.uploadContent(
+        'already here',
+        'text',
+        `${tmpPath}/shared.ipynb`
+      );
+      const clone = {
+        s3_bucket: 'examples',
+        s3_key: key,
+        target_path: `${tmpPath}/`
+      };
+      const times: { side: string; start: number; end: number }[] = [];
+      const timed = async <T>(side: string, work: () => Promise<T>) => {
+        const start = Date.now();
+        try {
+          return await work();
+        } finally {
+          times.push({ side, start, end: Date.now() });
+        }
+      };
+      // The server-side clones: the spec's request, as a script sends it.
+      const api = Array.from({ length: perSide }, () =>
+        timed('api', async () => {
+          const response = await request.post(
+            `${baseURL}/api/bookshelf/clone`,
+            { data: clone }
+          );
+          return { status: response.status(), body: await response.json() };
+        })
+      );
+      const inPage = (browserPage: IJupyterLabPageFixture) =>
+        Array.from({ length: perSide / 2 }, () =>
+          timed('browser', () => settleBookshelf(browserPage, 'clone', clone))
+        );
+      const [fromApi, fromBrowsers] = await Promise.all([
+        Promise.all(api),
+        Promise.all([...inPage(page), ...inPage(other.page)])
+      ]);
+
+      // Every one succeeded, each with a path of its own.
+      expect(fromApi.filter(result => result.status !== 201)).toEqual([]);
+      expect(fromBrowsers.filter(result => !result.ok)).toEqual([]);
+      const reported = [
+        ...fromApi.map(result => result.body.path as string),
+        ...fromBrowsers.map(result => result.value.path as string)
+      ];
+      expect(new Set(reported).size).toBe(2 * perSide);
+
+      // The two kinds really ran at the same time.
+      const span = (side: string) => {
+        const mine = times.filter(time => time.side === side);
+        return {
+          start: Math.min(...mine.map(time => time.start)),
+          end: Math.max(...mine.map(time => time.end))
+        };
+      };
+      const [a, b] = [span('api'), span('browser')];
+      expect(Math.max(a.start, b.start)).toBeLessThan(Math.min(a.end, b.end));
+
+      // On disk, outside the browsers: the file there, and 40 copies
+      // under the next 40 names, each the object's bytes; nothing else.
+      const root = fixture().root_dir;
+      const expected = [
+        'shared.ipynb',
+        ...Array.from(
+          { length: 2 * perSide },
+          (_, i) => `shared-${i + 1}.ipynb`
+        )
+      ].sort();
+      const files = namesOnDisk(tmpPath).filter(name =>
+        fs.statSync(path.join(root, tmpPath, name)).isFile()
+      );
+      expect(files).toEqual(expected);
+      expect(reported.map(p => p.slice(p.lastIndexOf('/') + 1)).sort()).toEqual(
+        expected.filter(name => name !== 'shared.ipynb')
+      );
+      expect(
+        fs.readFileSync(path.join(root, tmpPath, 'shared.ipynb'), 'utf8')
+      ).toBe('already here');
+      for (const name of expected.filter(name => name !== 'shared.ipynb')) {
+        expect(md5(fs.readFileSync(path.join(root, tmpPath, name))), name).toBe(
+          md5(body)
+        );
+      }
+      expect(filesOnDisk(/\.bookshelf-partial$/)).toEqual([]);
+    } finally {
+      await other.page.context().close();
+    }
+  });
+});
+
+test.describe('a publish bucket whose CORS rules refuse this page', () => {
+  // The page publishes through the proxy; the server goes to S3 itself.
+  test.use({ mockSettings: bookshelfSettings({ endpointUrl: proxyUrl() }) });
+
+  test('the publish is offered on the server, which stores the saved notebook', async ({
+    page,
+    tmpPath
+  }) => {
+    const nbPath = `${tmpPath}/report-${uid()}.ipynb`;
+    const text = titledNotebook('Published on the server', 1024);
+    await page.contents.uploadContent(text, 'text', nbPath);
+    // A bucket whose CORS rules do not name this page, as the browser meets
+    // it. Playwright answers the preflights of a page whose requests it
+    // routes (Galata's mocked settings) itself, so a refusal cannot come
+    // from the preflight: the page's upload fails without an answer (the
+    // proxy closes the connection before any byte of the body, so S3 stores
+    // nothing) and the bucket's answer names another origin, which is what
+    // tells the page that CORS refused it.
+    await addFault({
+      method: 'PUT',
+      path: `/published/${nbPath}`,
+      // Every try: the SDK retries a failed upload.
+      times: 0,
+      fault: { type: 'drop', where: 'request', after: 0 }
+    });
+    await addFault({
+      method: 'GET',
+      path: '/published/',
+      times: 0,
+      fault: {
+        type: 'headers',
+        set: { 'Access-Control-Allow-Origin': 'https://elsewhere.example' }
+      }
+    });
+    await startCommand(page, 'bookshelf:publish', { path: nbPath });
+    const dialog = publishDialog(page);
+    await expect(
+      dialog.locator('.jp-Bookshelf-publish-status[data-state="new"]')
+    ).toBeVisible({ timeout: 30000 });
+    await dialog.getByRole('button', { name: 'Publish' }).click();
+    const refused = toast(page, 'does not allow requests from this page');
+    await expect(refused).toBeVisible({ timeout: 30000 });
+    // Nothing reached S3 from the page.
+    expect(await getObject('published', nbPath)).toBeNull();
+
+    await refused
+      .getByRole('button', { name: 'Publish on the Server' })
+      .click();
+    await expect(toast(page, 'Published version')).toBeVisible({
+      timeout: 30000
+    });
+    await expectFaultsApplied();
+    // On S3: the saved file's bytes, one version; the file stays as it was.
+    const stored = await getObject('published', nbPath);
+    expect(md5(stored!.body)).toBe(md5(text));
+    expect(await listVersions('published', nbPath)).toEqual([
+      stored!.versionId
+    ]);
+    expect(fs.readFileSync(path.join(fixture().root_dir, nbPath), 'utf8')).toBe(
+      text
+    );
+  });
+});
+
+test.describe('Notebook 7 with server-side mode on', () => {
+  // Notebook 7 as the same server serves it (/tree): its server-side mode
+  // is on, whereas the Notebook 7 server of notebook7.spec.ts has it off.
+  test.use({
+    appPath: '',
+    waitForApplication: async ({}, use) => {
+      await use(async (page: Page) => {
+        await page.waitForSelector('#main-panel');
+      });
+    }
+  });
+
+  test('a clone the bucket refuses for CORS is offered on the server, which writes the object as it is', async ({
+    page,
+    baseURL,
+    tmpPath
+  }) => {
+    await page.evaluate(
+      url => window.location.assign(url),
+      `${baseURL}/tree/${tmpPath}`
+    );
+    await page.waitForSelector('#main-panel');
+    await cloneInDialog(page, {
+      s3_bucket: 'nocors',
+      s3_key: 'intro.ipynb',
+      target_path: `${tmpPath}/`
+    });
+    const refused = toast(page, 'does not allow requests from this page');
+    await expect(refused).toBeVisible({ timeout: 30000 });
+    expect(namesOnDisk(tmpPath)).toEqual([]);
+
+    await refused.getByRole('button', { name: 'Clone on the Server' }).click();
+    await expect(
+      toast(page, `Cloned s3://nocors/intro.ipynb to ${tmpPath}/intro.ipynb`)
+    ).toBeVisible({ timeout: 30000 });
+    const stored = await getObject('nocors', 'intro.ipynb');
+    expect(
+      fs.readFileSync(path.join(fixture().root_dir, tmpPath, 'intro.ipynb'))
+    ).toEqual(stored!.body);
+    expect(namesOnDisk(tmpPath)).toEqual(['intro.ipynb']);
+    expect(filesOnDisk(/\.bookshelf-partial$/)).toEqual([]);
+  });
+});
