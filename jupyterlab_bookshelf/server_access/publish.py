@@ -433,15 +433,24 @@ class UnchangedBody:
         return chunk
 
     def verdict(self) -> None:
-        """The check's error, or ``Conflict`` when the file was written since it was hashed."""
-        self._check.result()
+        """``Conflict`` when the file was written since it was hashed, else the check's error.
+        The save comes first: a check that read the file while it was being rewritten (a
+        non-atomic save truncates it first) fails on a torn file, whose fault is the save's."""
+        try:
+            self._check.result()
+        except Exception:
+            self._raise_if_saved_again()
+            raise
+        self._raise_if_saved_again()
+
+    def _raise_if_saved_again(self) -> None:
         if file_state(self._file) != self._digested.state:
             raise BookshelfError(
                 "Conflict",
                 f"'{self._path}' was saved again while it was being published, so nothing was "
                 "published; publish it again.",
                 "path",
-            )
+            ) from None
 
 
 #: The SHA-256 of the upload this thread is sending (set around ``put_object``).
