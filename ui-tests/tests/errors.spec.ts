@@ -8,18 +8,16 @@
  * policy denies reading and writing objects.
  */
 import type { IJupyterLabPageFixture } from '@jupyterlab/galata';
-import * as fs from 'fs';
-import * as path from 'path';
 
 import {
   bookshelfError,
   closedPort,
   coreSettings,
   fixture,
-  getObject,
   listFolder,
   listKeys,
-  notebookText
+  notebookText,
+  expectFileIsObject
 } from './helpers';
 import { cloneInDialog, openErrorDetails, toast } from './pages';
 import { expect, scanServerLogs, test } from './secrets';
@@ -117,10 +115,7 @@ test.describe('a bucket without a CORS rule, with server-side mode on', () => {
       toast(page, `Cloned s3://nocors/intro.ipynb to ${tmpPath}/intro.ipynb`)
     ).toBeVisible({ timeout: 30000 });
     // On disk: the object's bytes, under the name the dialog showed.
-    const stored = await getObject('nocors', 'intro.ipynb');
-    expect(
-      fs.readFileSync(path.join(fixture().root_dir, tmpPath, 'intro.ipynb'))
-    ).toEqual(stored!.body);
+    await expectFileIsObject('nocors', 'intro.ipynb', `${tmpPath}/intro.ipynb`);
     expect(await listFolder(page, tmpPath)).toEqual(['intro.ipynb']);
   });
 });

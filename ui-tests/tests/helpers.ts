@@ -553,3 +553,18 @@ export async function expectNotification(
   const { message } = (await find())!;
   await expect(toast(page, message.slice(0, 60))).toBeVisible();
 }
+
+/**
+ * Check on disk that the file at `relative` (below the server's root)
+ * holds exactly the bytes of the object on S3.
+ */
+export async function expectFileIsObject(
+  bucket: string,
+  key: string,
+  relative: string
+): Promise<void> {
+  const stored = await getObject(bucket, key);
+  expect(fs.readFileSync(path.join(fixture().root_dir, relative))).toEqual(
+    stored!.body
+  );
+}

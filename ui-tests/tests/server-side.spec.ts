@@ -34,7 +34,8 @@ import {
   putObject,
   settleBookshelf,
   titledNotebook,
-  uid
+  uid,
+  expectFileIsObject
 } from './helpers';
 import { cloneInDialog, publishDialog, startCommand, toast } from './pages';
 
@@ -256,10 +257,7 @@ test.describe('Notebook 7 with server-side mode on', () => {
     await expect(
       toast(page, `Cloned s3://nocors/intro.ipynb to ${tmpPath}/intro.ipynb`)
     ).toBeVisible({ timeout: 30000 });
-    const stored = await getObject('nocors', 'intro.ipynb');
-    expect(
-      fs.readFileSync(path.join(fixture().root_dir, tmpPath, 'intro.ipynb'))
-    ).toEqual(stored!.body);
+    await expectFileIsObject('nocors', 'intro.ipynb', `${tmpPath}/intro.ipynb`);
     expect(namesOnDisk(tmpPath)).toEqual(['intro.ipynb']);
     expect(filesOnDisk(/\.bookshelf-partial$/)).toEqual([]);
   });
