@@ -8,6 +8,7 @@ except ImportError:
 
     warnings.warn("Importing 'jupyterlab_bookshelf' outside a proper installation.", stacklevel=2)
     __version__ = "dev"
+from .commit import hide_temporary_files
 from .routes import setup_route_handlers
 from .server_access import Bookshelf
 
@@ -31,6 +32,7 @@ def _load_jupyter_server_extension(server_app):
     # The administrator's options (c.Bookshelf.…), read from the server's configuration.
     config = server_app.web_app.settings["bookshelf_config"] = Bookshelf(parent=server_app)
     setup_route_handlers(server_app.web_app)
+    hide_temporary_files(server_app.contents_manager)
     name = "jupyterlab_bookshelf"
     mode = (
         "server-side mode on: the server clones and publishes"

@@ -143,7 +143,7 @@ def run(args: argparse.Namespace) -> tuple[Any, str]:
     if args.command == "clone":
 
         def received() -> str | None:
-            size = client.clone_received(args.source, to=args.to)
+            size = client.clone_received(args.source)
             return f"{_megabytes(size)} received" if size else None
 
         model = _with_progress(

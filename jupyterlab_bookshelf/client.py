@@ -22,7 +22,7 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
-from urllib.parse import quote, urlsplit
+from urllib.parse import quote, urlencode, urlsplit
 
 import requests
 
@@ -250,26 +250,15 @@ class BookshelfClient:
             request["s3_version_id"] = version
         return self._call("POST", "api/bookshelf/clone", data=json.dumps(request))[1]
 
-    def clone_received(self, source: str, key: str | None = None, *, to: str | None = None):
-        """How many bytes of a running clone have reached the server's disk, or None: the size
-        of the clone's temporary file (``<name>.<random>.bookshelf-partial`` in the target
-        folder; the largest, should several clones of one name run)."""
+    def clone_received(self, source: str, key: str | None = None) -> int | None:
+        """How many bytes of a running server-side clone of ``source`` have reached the
+        server's disk, or None when none runs (the furthest, should several run)."""
         bucket, key = (source, key) if key is not None else parse_s3_url(source)
-        name = key.rsplit("/", 1)[-1]
-        folder = ""
-        if to and to.endswith("/"):
-            folder = to.strip("/")
-        elif to:
-            folder, _, name = to.rpartition("/")
-        stem = name[:40] + "."
-        _, listing = self._call("GET", "api/contents/" + quote(folder, safe="/"), timeout=10)
-        sizes = [
-            item.get("size") or 0
-            for item in (listing or {}).get("content") or []
-            if item.get("name", "").startswith(stem)
-            and item.get("name", "").endswith(".bookshelf-partial")
-        ]
-        return max(sizes) if sizes else None
+        query = urlencode({"s3_bucket": bucket, "s3_key": key})
+        _, progress = self._call("GET", "api/bookshelf/clone?" + query, timeout=10)
+        if not isinstance(progress, dict) or not progress.get("running"):
+            return None
+        return int(progress.get("received", 0))
 
     def publish(
         self,

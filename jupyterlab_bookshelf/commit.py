@@ -35,6 +35,21 @@ from .validation import MAX_NAME_BYTES, check_target_path, utf8_length
 #: not become a way to rename any file of the tree.
 PARTIAL_SUFFIX = ".bookshelf-partial"
 
+#: The pattern of temporary files in the contents manager's ``hide_globs``.
+PARTIAL_GLOB = "*" + PARTIAL_SUFFIX
+
+
+def hide_temporary_files(contents_manager: Any) -> None:
+    """Leave temporary files out of folder listings. The server lists a folder by reading each
+    of its names, and answers 404 for the whole folder when one goes away between the two, as a
+    temporary file does at its commit: a file browser showing the folder would say "Directory
+    not found" and leave it. Unlisted, they are also never shown to a person half written; the
+    contents API still reads, saves and deletes them by name."""
+    globs = list(contents_manager.hide_globs)
+    if PARTIAL_GLOB not in globs:
+        contents_manager.hide_globs = [*globs, PARTIAL_GLOB]
+
+
 #: How many names to try before giving up (the browser's default too).
 MAX_ATTEMPTS = 10000
 

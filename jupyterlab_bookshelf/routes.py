@@ -27,7 +27,7 @@ from .deployment import link_base
 from .errors import BookshelfError, finish_error
 from .hub_credentials import HubCredentialsHandler
 from .server_access import S3Settings
-from .server_access.clone import invalid_request, server_clone
+from .server_access.clone import download_progress, invalid_request, server_clone
 from .server_access.publish import server_publish, upload_progress
 from .settings import allowed_buckets, effective_settings, features, settings_paths
 from .validation import (
@@ -254,6 +254,26 @@ class CloneApiHandler(_CloneRequestMixin, APIHandler):
     @authorized
     async def post(self) -> None:
         await self.clone_answer()
+
+    @tornado.web.authenticated
+    @authorized
+    async def get(self) -> None:
+        """How far a running server-side clone of ``?s3_bucket=…&s3_key=…`` has come (the
+        command line's progress): ``{running, received?, size?}``, in bytes."""
+        if not self.server_access():
+            finish_error(
+                self,
+                BookshelfError(
+                    "NotConfigured",
+                    "Clone runs in the browser: the server has no clone to report.",
+                    status=501,
+                ),
+            )
+            return
+        bucket = self.get_query_argument("s3_bucket", "")
+        key = self.get_query_argument("s3_key", "")
+        self.set_header("Content-Type", "application/json")
+        self.finish(json.dumps(download_progress(bucket, key)))
 
 
 class ClonedHandler(_CloneRequestMixin, CloneLandingHandler):

@@ -109,6 +109,30 @@ async def resolve_target(cm: Any, request: dict[str, str]) -> tuple[str, str]:
     return folder, name
 
 
+class Receiving:
+    """How far one running server-side clone has come, in bytes (written by its transfer
+    thread, read by the progress request)."""
+
+    def __init__(self) -> None:
+        self.received = 0
+        self.size = 0
+
+
+#: Running server-side clones by (bucket, key). Temporary files are left out of folder
+#: listings (``hide_temporary_files``), so their progress is told here.
+_receiving: dict[tuple[str, str], list[Receiving]] = {}
+
+
+def download_progress(bucket: str, key: str) -> dict[str, Any]:
+    """How far the clone of ``s3://bucket/key`` has come: ``{running, received, size}`` (the
+    furthest of several, should the same object be cloned twice at once)."""
+    running = list(_receiving.get((bucket, key), ()))
+    if not running:
+        return {"running": False}
+    furthest = max(running, key=lambda progress: progress.received)
+    return {"running": True, "received": furthest.received, "size": furthest.size}
+
+
 def temporary_name(name: str) -> str:
     """A fresh temporary name beside the target: the start of its name (so a person who sees
     it knows what it is), a random part, the suffix the commit point accepts."""
@@ -122,6 +146,7 @@ def download(
     os_path: str,
     limit_mb: float,
     strip_bom: bool,
+    progress: Receiving | None = None,
 ) -> Downloaded:
     """Stream the object to ``os_path``, checked; blocking (runs in a transfer thread). A
     damaged or cut-off download is read again from the start, of the same version (``IfMatch``
@@ -145,12 +170,16 @@ def download(
                 params["IfMatch"] = etag
             digest = BackgroundDigest("md5")
             received = 0
+            if progress is not None:
+                progress.received, progress.size = 0, size
             # The first bytes wait until it is known whether they start with a byte order mark.
             pending: bytes | None = b"" if strip_bom else None
             with open(os_path, "wb") as file:
                 for chunk in body.iter_chunks(CHUNK_SIZE):
                     digest.update(chunk)
                     received += len(chunk)
+                    if progress is not None:
+                        progress.received = received
                     if received > size:
                         # More than announced: the limit is checked on what really came.
                         check_size(received, limit_mb)
@@ -226,6 +255,9 @@ async def server_clone(
     temporary = posixpath.join(folder, temporary_name(name))
     os_temporary = cm._get_os_path(temporary)
     client = await in_transfer_thread(s3_client, settings)
+    source = (request["s3_bucket"], request["s3_key"])
+    progress = Receiving()
+    _receiving.setdefault(source, []).append(progress)
     try:
         try:
             downloaded = await in_transfer_thread(
@@ -235,6 +267,7 @@ async def server_clone(
                 os_temporary,
                 settings.max_object_size_mb,
                 name.endswith(".ipynb"),
+                progress,
             )
         except BookshelfError:
             raise
@@ -253,4 +286,8 @@ async def server_clone(
         # Nothing half-written stays, whatever failed (also a cancelled request).
         await in_transfer_thread(_remove, os_temporary)
         raise
+    finally:
+        _receiving[source].remove(progress)
+        if not _receiving[source]:
+            del _receiving[source]
     return path, downloaded

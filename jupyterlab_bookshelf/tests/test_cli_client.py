@@ -299,6 +299,12 @@ def test_the_command_finds_a_running_server_and_its_mode_from_the_command_line(
     )
 
 
+def test_clone_progress_over_http_says_when_none_runs(server, in_thread, unique):
+    url, token = server
+    client = BookshelfClient(url, token)
+    assert in_thread(client.clone_received, f"s3://examples/{unique}none.bin") is None
+
+
 def test_cli_options_also_after_the_command(server, in_thread, capsys, jp_root_dir):
     url, token = server
     code = in_thread(

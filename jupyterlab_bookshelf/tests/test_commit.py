@@ -314,3 +314,41 @@ def test_a_cookie_without_the_xsrf_token_is_refused(
     )
     assert accepted.code == 201
     assert files(jp_root_dir) == ["q3.ipynb"]
+
+
+def test_a_listing_while_clones_commit_never_fails(run, post_commit, save, jp_fetch, jp_root_dir):
+    """The file browser lists the folder while clones arrive there. The server lists a folder
+    by reading each name, and answers 404 for the whole folder when a name goes away between
+    the two (as a temporary file does at its commit): temporary files are left out of listings,
+    so that never happens, and a person never sees them."""
+    (jp_root_dir / "inbox").mkdir()
+    failures: list[int] = []
+
+    async def listing() -> list[str]:
+        response = await jp_fetch("api", "contents", "inbox", raise_error=False)
+        if response.code != 200:
+            failures.append(response.code)
+            return []
+        return [item["name"] for item in json.loads(response.body)["content"]]
+
+    async def clone(n: int) -> None:
+        await save("inbox/" + temporary("data.csv", n), b"a,b\n1,2\n")
+        response = await post_commit(
+            {"path": "inbox/" + temporary("data.csv", n), "target": "inbox/data.csv"}
+        )
+        assert response.code == 201
+
+    async def round_(start: int) -> list[list[str]]:
+        clones = [clone(start + n) for n in range(5)]
+        listings = [listing() for _ in range(15)]
+        results = await asyncio.gather(*clones, *listings)
+        return [names for names in results if names is not None]
+
+    seen: list[list[str]] = []
+    for start in range(0, 100, 5):
+        seen += run(round_(start))
+    assert failures == []
+    assert not [names for names in seen if any(n.endswith(PARTIAL_SUFFIX) for n in names)]
+    names = files(jp_root_dir / "inbox")
+    assert len([name for name in names if name.startswith("data")]) == 100
+    assert [name for name in names if name.endswith(PARTIAL_SUFFIX)] == []

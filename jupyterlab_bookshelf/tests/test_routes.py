@@ -593,6 +593,24 @@ def test_clone_post_points_to_the_browser(fetch, path):
     assert f"lab?bookshelf-clone&{query}".replace("&", "&amp;") in text(landing)
 
 
+def test_clone_progress_is_501_when_the_browser_clones(fetch):
+    response = fetch(
+        "api", "bookshelf", "clone", query=[("s3_bucket", "abc"), ("s3_key", "q.ipynb")]
+    )
+    assert response.code == 501
+    assert "Clone runs in the browser" in json.loads(response.body)["message"]
+
+
+def test_temporary_files_are_left_out_of_listings(fetch, jp_root_dir):
+    (jp_root_dir / "q3.ipynb.0123456789abcdef.bookshelf-partial").write_bytes(b"{")
+    (jp_root_dir / "q3.ipynb").write_bytes(b"{}")
+    listing = json.loads(fetch("api", "contents").body)["content"]
+    assert [item["name"] for item in listing] == ["q3.ipynb"]
+    # Still read by its name (the browser's chunked save appends to it).
+    model = fetch("api", "contents", "q3.ipynb.0123456789abcdef.bookshelf-partial")
+    assert model.code == 200
+
+
 def test_under_a_hub_the_clone_link_goes_through_user_redirect(fetch, monkeypatch):
     monkeypatch.setenv("JUPYTERHUB_USER", "ana")
     monkeypatch.setenv("JUPYTERHUB_BASE_URL", "/")

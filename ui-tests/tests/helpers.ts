@@ -164,16 +164,22 @@ export async function callBookshelf<T>(
 }
 
 /**
- * Names of the files of a folder of the Jupyter file tree.
+ * Names of the files of a folder of the Jupyter file tree, with the
+ * temporary files on disk that listings leave out (a test that expects a
+ * folder's names must see one left behind).
  */
 export async function listFolder(
   page: IJupyterLabPageFixture,
   folder: string
 ): Promise<string[]> {
   const model = await page.contents.getContentMetadata(folder, 'directory');
-  return ((model?.content as { name: string }[]) ?? [])
-    .map(item => item.name)
-    .sort();
+  const listed = ((model?.content as { name: string }[]) ?? []).map(
+    item => item.name
+  );
+  const temporary = namesOnDisk(folder).filter(name =>
+    name.endsWith('.bookshelf-partial')
+  );
+  return [...listed, ...temporary].sort();
 }
 
 /**
