@@ -1,3 +1,4 @@
+const os = require('os');
 const jestJupyterLab = require('@jupyterlab/testutils/lib/jest-config');
 
 // The base list from @jupyterlab/testing plus the packages this project
@@ -22,6 +23,19 @@ const baseConfig = jestJupyterLab(__dirname);
 
 module.exports = {
   ...baseConfig,
+  // Jest's default (one worker fewer than the cores) is one worker on a
+  // two-core machine; the tests wait on timers and I/O, so two go faster.
+  maxWorkers: Math.max(2, os.cpus().length - 1),
+  // ts-jest only transpiles: type-checking every test file in every jest
+  // worker took most of jest's time; \`jlpm lint:check\` type-checks the
+  // sources and the tests once (tsconfig.test.json).
+  transform: {
+    ...baseConfig.transform,
+    '^.+\\.tsx?$': [
+      'ts-jest/legacy',
+      { tsconfig: './tsconfig.test.json', isolatedModules: true }
+    ]
+  },
   automock: false,
   // Only the sources: the virtualenv, the build and the UI tests hold
   // thousands of files that jest would otherwise index.

@@ -27,10 +27,12 @@ def run(command: list[str], cwd: Path = REPO) -> int:
 
 
 def lint() -> tuple[int, int]:
-    """The TypeScript lint (eslint, prettier, stylelint) and the Python one (ruff's checks
-    and its formatting), each one check."""
+    """The TypeScript lint (eslint, prettier, stylelint), the type check of the tests (jest
+    only transpiles them) and the Python lint (ruff's checks and its formatting), each one
+    check."""
     codes = [
         run([JLPM, "lint:check"]),
+        run([JLPM, "typecheck"]),
         run([sys.executable, "-m", "ruff", "check", "."]),
         run([sys.executable, "-m", "ruff", "format", "--check", "."]),
     ]
@@ -57,7 +59,8 @@ def jest() -> tuple[int, int]:
 def pytest() -> tuple[int, int]:
     report = RESULTS / "pytest.xml"
     report.unlink(missing_ok=True)
-    code = run([sys.executable, "-m", "pytest", "-q", f"--junitxml={report}"])
+    # Two workers (pytest-xdist): the tests wait on servers and threads as much as they compute.
+    code = run([sys.executable, "-m", "pytest", "-q", "-n", "2", f"--junitxml={report}"])
     if not report.exists():
         return 0, 1
     root = ET.parse(report).getroot()

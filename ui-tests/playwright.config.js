@@ -29,6 +29,22 @@ const runDir = path.resolve(
 );
 process.env.BOOKSHELF_TEST_RUN_DIR = runDir;
 
+// Traces of failed tests: recording one for every test cost a quarter of the
+// run's time on two cores, in its screenshots and DOM snapshots. By default
+// a failed test keeps its actions, network and console (enough to see why;
+// Playwright adds the page's accessibility tree to the error context);
+// BOOKSHELF_TEST_TRACE=full records screenshots and snapshots too, =off none.
+const TRACE = {
+  off: 'off',
+  full: 'retain-on-failure',
+  light: {
+    mode: 'retain-on-failure',
+    screenshots: false,
+    snapshots: false,
+    sources: false
+  }
+}[process.env.BOOKSHELF_TEST_TRACE || 'light'];
+
 // Files whose tests change state that the other files share (see projects).
 const PROXY_FILES = [
   '**/faults.spec.ts',
@@ -90,7 +106,7 @@ module.exports = {
     appPath: '/lab',
     autoGoto: true,
     video: 'off',
-    trace: 'retain-on-failure',
+    trace: TRACE,
     launchOptions: {
       executablePath: process.env.BOOKSHELF_CHROMIUM || '/usr/bin/chromium',
       args: [

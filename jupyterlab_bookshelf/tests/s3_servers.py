@@ -2,9 +2,9 @@
 the signature-verifying s3rver) and a Jupyter server with ``c.Bookshelf.server_access`` on,
 configured for them through the administrator's overrides file.
 
-The S3 servers are started once per session, on ports 29000-29099 (from
-``BOOKSHELF_TEST_PYTEST_PORT`` when set: another checkout's tests on the same machine then use
-other ports); their objects are written under keys unique to each test.
+The S3 servers are started once per session of each pytest-xdist worker, on ports from 29000
+(from ``BOOKSHELF_TEST_PYTEST_PORT`` when set: another checkout's tests on the same machine then
+use other ports), 20 for each worker; their objects are written under keys unique to each test.
 """
 
 from __future__ import annotations
@@ -26,8 +26,11 @@ if str(SCRIPTS) not in sys.path:
 
 import s3_fixture  # noqa: E402
 
-PORT_BASE = int(os.environ.get("BOOKSHELF_TEST_PYTEST_PORT") or 29000)
-PORTS = range(PORT_BASE, PORT_BASE + 100)
+#: pytest-xdist's workers (gw0, gw1, …) each take 20 ports of their own: two workers probing
+#: the same free port at once would both take it.
+WORKER = int(os.environ.get("PYTEST_XDIST_WORKER", "gw0").removeprefix("gw") or 0)
+PORT_BASE = int(os.environ.get("BOOKSHELF_TEST_PYTEST_PORT") or 29000) + 20 * WORKER
+PORTS = range(PORT_BASE, PORT_BASE + 20)
 
 
 def free_port() -> int:

@@ -226,16 +226,19 @@ def test_client_finds_the_server_from_the_environment(server, in_thread, monkeyp
 
 
 def _free_jupyter_port() -> int:
-    """A free port in 28888-28899 (from ``BOOKSHELF_TEST_PYTEST_JUPYTER_PORT`` when set)."""
+    """A free port in 28888-28899 (from ``BOOKSHELF_TEST_PYTEST_JUPYTER_PORT`` when set),
+    three for each pytest-xdist worker."""
     import os
     import socket
 
-    base = int(os.environ.get("BOOKSHELF_TEST_PYTEST_JUPYTER_PORT") or 28888)
-    for port in range(base, base + 12):
+    from .s3_servers import WORKER
+
+    base = int(os.environ.get("BOOKSHELF_TEST_PYTEST_JUPYTER_PORT") or 28888) + 3 * WORKER
+    for port in range(base, base + 3):
         with socket.socket() as probe:
             if probe.connect_ex(("127.0.0.1", port)) != 0:
                 return port
-    raise RuntimeError(f"no free port in {base}-{base + 11}")
+    raise RuntimeError(f"no free port in {base}-{base + 2}")
 
 
 @pytest.fixture
