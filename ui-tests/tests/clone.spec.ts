@@ -1,4 +1,4 @@
-import { expect, IJupyterLabPageFixture, test } from '@jupyterlab/galata';
+import type { IJupyterLabPageFixture } from '@jupyterlab/galata';
 
 import {
   callBookshelf,
@@ -10,6 +10,7 @@ import {
   putObject,
   readFile
 } from './helpers';
+import { expect, test } from './fixtures';
 import { cloneDialog, startCommand, toast } from './pages';
 
 async function cloneError(
@@ -311,12 +312,12 @@ test.describe('a clone larger than openAfterCloneMaxMB', () => {
 
 test.describe('clone through the API', () => {
   test('the same key three times gives three names', async ({
-    page,
+    lab,
     tmpPath
   }) => {
     const paths: string[] = [];
     for (let i = 0; i < 3; i++) {
-      const model = await callBookshelf<any>(page, 'clone', {
+      const model = await callBookshelf<any>(lab, 'clone', {
         s3_bucket: 'examples',
         s3_key: 'reports/2026/q3.ipynb',
         target_path: `${tmpPath}/`
@@ -329,14 +330,14 @@ test.describe('clone through the API', () => {
       `${tmpPath}/q3-1.ipynb`,
       `${tmpPath}/q3-2.ipynb`
     ]);
-    expect(await listFolder(page, tmpPath)).toEqual([
+    expect(await listFolder(lab, tmpPath)).toEqual([
       'q3-1.ipynb',
       'q3-2.ipynb',
       'q3.ipynb'
     ]);
     // A cloned notebook is not trusted: its outputs run no script until
     // the user trusts it.
-    const trust = await page.evaluate(async path => {
+    const trust = await lab.evaluate(async path => {
       const model = await (
         window as any
       ).jupyterapp.serviceManager.contents.get(path);
@@ -349,20 +350,20 @@ test.describe('clone through the API', () => {
   });
 
   test('a given version is cloned, not the latest', async ({
-    page,
+    lab,
     tmpPath
   }) => {
     const versions = fixture().version_ids[
       'versioned-examples/history.ipynb'
     ] as string[];
     expect(versions).toHaveLength(2);
-    const model = await callBookshelf<any>(page, 'clone', {
+    const model = await callBookshelf<any>(lab, 'clone', {
       s3_bucket: 'versioned-examples',
       s3_key: 'history.ipynb',
       s3_version_id: versions[0],
       target_path: `${tmpPath}/`
     });
-    const saved = await readFile(page, model.path);
+    const saved = await readFile(lab, model.path);
     const first = await getObject(
       'versioned-examples',
       'history.ipynb',
@@ -373,32 +374,29 @@ test.describe('clone through the API', () => {
     expect(saved).not.toBe(latest!.body.toString('utf8'));
   });
 
-  test('text and binary objects keep their bytes', async ({
-    page,
-    tmpPath
-  }) => {
-    const text = await callBookshelf<any>(page, 'clone', {
+  test('text and binary objects keep their bytes', async ({ lab, tmpPath }) => {
+    const text = await callBookshelf<any>(lab, 'clone', {
       s3_bucket: 'examples',
       s3_key: 'data/readme.txt',
       target_path: `${tmpPath}/`
     });
     expect(text.path).toBe(`${tmpPath}/readme.txt`);
     const readme = await getObject('examples', 'data/readme.txt');
-    expect(await readFile(page, text.path)).toBe(readme!.body.toString('utf8'));
+    expect(await readFile(lab, text.path)).toBe(readme!.body.toString('utf8'));
 
-    const binary = await callBookshelf<any>(page, 'clone', {
+    const binary = await callBookshelf<any>(lab, 'clone', {
       s3_bucket: 'examples',
       s3_key: 'data/logo.png',
       target_path: `${tmpPath}/`
     });
     const logo = await getObject('examples', 'data/logo.png');
-    expect(await readBase64(page, binary.path)).toBe(
+    expect(await readBase64(lab, binary.path)).toBe(
       logo!.body.toString('base64')
     );
   });
 
   test('an object above 8 MiB is saved while it downloads, byte for byte, no temporary file left', async ({
-    page,
+    lab,
     tmpPath
   }) => {
     // 20 MiB of varied bytes: three chunks of the streamed save.
@@ -409,36 +407,36 @@ test.describe('clone through the API', () => {
     }
     const key = `streamed/${Date.now()}/data.bin`;
     await putObject('examples', key, bytes);
-    const model = await callBookshelf<any>(page, 'clone', {
+    const model = await callBookshelf<any>(lab, 'clone', {
       s3_bucket: 'examples',
       s3_key: key,
       target_path: `${tmpPath}/`
     });
     expect(model.path).toBe(`${tmpPath}/data.bin`);
-    expect(await readBase64(page, model.path)).toBe(bytes.toString('base64'));
-    expect(await listFolder(page, tmpPath)).toEqual(['data.bin']);
+    expect(await readBase64(lab, model.path)).toBe(bytes.toString('base64'));
+    expect(await listFolder(lab, tmpPath)).toEqual(['data.bin']);
   });
 
   test('an invalid notebook is refused and nothing is written', async ({
-    page,
+    lab,
     tmpPath
   }) => {
     const key = `broken/${Date.now()}/not-a-notebook.ipynb`;
     await putObject('examples', key, '{"cells": "nope"', 'application/json');
-    const error = await cloneError(page, {
+    const error = await cloneError(lab, {
       s3_bucket: 'examples',
       s3_key: key,
       target_path: `${tmpPath}/`
     });
     expect(error.code).toBe('NotANotebook');
-    expect(await listFolder(page, tmpPath)).toEqual([]);
+    expect(await listFolder(lab, tmpPath)).toEqual([]);
   });
 
   test('a missing key and a missing bucket say so', async ({
-    page,
+    lab,
     tmpPath
   }) => {
-    const missingKey = await cloneError(page, {
+    const missingKey = await cloneError(lab, {
       s3_bucket: 'examples',
       s3_key: 'no/such/notebook.ipynb',
       target_path: `${tmpPath}/`
@@ -450,26 +448,26 @@ test.describe('clone through the API', () => {
 
     // A bucket that does not exist has no CORS rule either, so the browser
     // sees what it sees for a CORS refusal; the message names both causes.
-    const missingBucket = await cloneError(page, {
+    const missingBucket = await cloneError(lab, {
       s3_bucket: 'missing-bucket',
       s3_key: 'intro.ipynb',
       target_path: `${tmpPath}/`
     });
     expect(missingBucket.code).toBe('CorsRefused');
     expect(missingBucket.message).toContain('missing-bucket');
-    expect(await listFolder(page, tmpPath)).toEqual([]);
+    expect(await listFolder(lab, tmpPath)).toEqual([]);
   });
 
   test('ten clones at once give ten files and keep the existing one', async ({
-    page,
+    lab,
     tmpPath
   }) => {
-    await page.contents.uploadContent(
+    await lab.contents.uploadContent(
       'my own notes',
       'text',
       `${tmpPath}/intro.ipynb`
     );
-    const paths = await page.evaluate(
+    const paths = await lab.evaluate(
       async ({ tmpPath }) => {
         const app = (window as any).jupyterapp;
         const services: Map<any, string> = app.pluginRegistry._services;
@@ -491,12 +489,12 @@ test.describe('clone through the API', () => {
       { tmpPath }
     );
     expect(new Set(paths).size).toBe(10);
-    const names = await listFolder(page, tmpPath);
+    const names = await listFolder(lab, tmpPath);
     expect(names).toHaveLength(11);
     expect(names).toContain('intro.ipynb');
     for (let i = 1; i <= 10; i++) {
       expect(names).toContain(`intro-${i}.ipynb`);
     }
-    expect(await readFile(page, `${tmpPath}/intro.ipynb`)).toBe('my own notes');
+    expect(await readFile(lab, `${tmpPath}/intro.ipynb`)).toBe('my own notes');
   });
 });

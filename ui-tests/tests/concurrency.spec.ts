@@ -4,15 +4,11 @@
  * publishers racing for one key under each overwrite policy. The fault
  * proxy holds requests back so that the races really overlap.
  */
-import {
-  expect,
-  galata,
-  IJupyterLabPageFixture,
-  test
-} from '@jupyterlab/galata';
+import { galata, IJupyterLabPageFixture } from '@jupyterlab/galata';
 import * as fs from 'fs';
 import * as path from 'path';
 
+import { expect, test } from './fixtures';
 import {
   addFault,
   bookshelfSettings,
@@ -62,13 +58,13 @@ test.afterEach(async () => {
 
 test.describe('clones at once', () => {
   test('20 clones of one key into one folder give 20 files and keep the one there', async ({
-    page,
+    lab,
     tmpPath
   }) => {
     const key = `concurrency/${uid()}/shared.ipynb`;
     const body = titledNotebook('Shared');
     await putObject('examples', key, body, 'application/x-ipynb+json');
-    await page.contents.uploadContent(
+    await lab.contents.uploadContent(
       'already here',
       'text',
       `${tmpPath}/shared.ipynb`
@@ -81,7 +77,7 @@ test.describe('clones at once', () => {
       fault: { type: 'delay', ms: 700 }
     });
     const results = await together(
-      page,
+      lab,
       Array.from({ length: 20 }, () => ({
         method: 'clone' as const,
         args: [
@@ -92,18 +88,16 @@ test.describe('clones at once', () => {
     expect(results.filter(result => !result.ok)).toEqual([]);
     const paths = results.map(result => result.value.path);
     expect(new Set(paths).size).toBe(20);
-    const names = await listFolder(page, tmpPath);
+    const names = await listFolder(lab, tmpPath);
     expect(names).toEqual(
       [
         'shared.ipynb',
         ...Array.from({ length: 20 }, (_, i) => `shared-${i + 1}.ipynb`)
       ].sort()
     );
-    expect(await readFile(page, `${tmpPath}/shared.ipynb`)).toBe(
-      'already here'
-    );
+    expect(await readFile(lab, `${tmpPath}/shared.ipynb`)).toBe('already here');
     for (const path of paths) {
-      expect(md5(await readFile(page, path)), path).toBe(md5(body));
+      expect(md5(await readFile(lab, path)), path).toBe(md5(body));
     }
     expect(filesOnDisk(/\.bookshelf-partial$/)).toEqual([]);
   });
@@ -230,7 +224,7 @@ test.describe('clones at once from two browsers', () => {
 
 test.describe('a clone and a publish of the same notebook at once', () => {
   test('the clone gets the old or the new version whole, the source stays', async ({
-    page,
+    lab,
     tmpPath
   }) => {
     const path = `${tmpPath}/report-${uid()}.ipynb`;
@@ -238,7 +232,7 @@ test.describe('a clone and a publish of the same notebook at once', () => {
     const old = titledNotebook('Old version', 300 * 1024);
     const mine = titledNotebook('New version', 300 * 1024);
     await putObject('published', path, old, 'application/x-ipynb+json');
-    await page.contents.uploadContent(mine, 'text', path);
+    await lab.contents.uploadContent(mine, 'text', path);
     const before = await listVersions('published', path);
 
     const faults: IFaultRule['fault'][] = [
@@ -250,7 +244,7 @@ test.describe('a clone and a publish of the same notebook at once', () => {
     for (const [round, fault] of faults.entries()) {
       await clearFaults();
       await addFault({ method: 'GET', path: `/published/${path}`, fault });
-      const [cloned, published] = await together(page, [
+      const [cloned, published] = await together(lab, [
         {
           method: 'clone',
           args: [
@@ -268,13 +262,13 @@ test.describe('a clone and a publish of the same notebook at once', () => {
       expect(cloned.value.path).toBe(
         `${tmpPath}/${name.replace('.ipynb', `-${round + 1}.ipynb`)}`
       );
-      const copy = md5(await readFile(page, cloned.value.path));
+      const copy = md5(await readFile(lab, cloned.value.path));
       expect([md5(old), md5(mine)]).toContain(copy);
       // The requests did overlap.
       const log = await proxyLog(`/published/${path}`);
       expect(log.some(entry => entry.method === 'PUT')).toBe(true);
     }
-    expect(md5(await readFile(page, path))).toBe(md5(mine));
+    expect(md5(await readFile(lab, path))).toBe(md5(mine));
     expect(md5((await getObject('published', path))!.body)).toBe(md5(mine));
     expect(await listVersions('published', path)).toHaveLength(
       before.length + 2
@@ -342,12 +336,12 @@ for (const [policy, newKey, expected] of [
     });
 
     test(`${newKey ? 'a new key' : 'an existing key'}: ${expected}`, async ({
-      page,
+      lab,
       tmpPath
     }) => {
       const existing = newKey ? null : titledNotebook('Published before');
       const { bodies, results, stored, added } = await race(
-        page,
+        lab,
         tmpPath,
         existing
       );

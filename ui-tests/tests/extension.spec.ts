@@ -1,10 +1,9 @@
-import { expect, test } from '@jupyterlab/galata';
-
+import { expect, test } from './fixtures';
 import { fixture, objectUrl, s3Headers } from './helpers';
 
 test.describe('the extension in JupyterLab', () => {
-  test('activates its plugins', async ({ page }) => {
-    const active = await page.evaluate(() => {
+  test('activates its plugins', async ({ lab }) => {
+    const active = await lab.evaluate(() => {
       const app = (window as any).jupyterapp;
       return [
         'jupyterlab-bookshelf:core',
@@ -89,10 +88,10 @@ test.describe('the extension in JupyterLab', () => {
 
 test.describe('the S3 fixture server, as a browser sees it', () => {
   test('a page of Lab may read a sample notebook (CORS allows it)', async ({
-    page
+    lab
   }) => {
     const url = objectUrl('examples', 'intro.ipynb');
-    const result = await page.evaluate(
+    const result = await lab.evaluate(
       async ({ url, headers }) => {
         // The fixture's objects are private: the request carries an
         // Authorization header, as the SDK's would.
@@ -112,9 +111,9 @@ test.describe('the S3 fixture server, as a browser sees it', () => {
     expect(result.etag).toBeTruthy();
   });
 
-  test('a bucket without a CORS rule refuses the page', async ({ page }) => {
+  test('a bucket without a CORS rule refuses the page', async ({ lab }) => {
     const url = objectUrl('nocors', 'intro.ipynb');
-    const outcome = await page.evaluate(
+    const outcome = await lab.evaluate(
       async ({ url, headers }) => {
         try {
           await fetch(url, { headers });
@@ -134,10 +133,10 @@ test.describe('the S3 fixture server, as a browser sees it', () => {
 
 test.describe('the server extension', () => {
   test('GET /api/bookshelf reports the demo configuration without secrets', async ({
-    page,
+    request,
     baseURL
   }) => {
-    const response = await page.request.get(`${baseURL}/api/bookshelf`);
+    const response = await request.get(`${baseURL}/api/bookshelf`);
     expect(response.status()).toBe(200);
     const text = await response.text();
     const info = JSON.parse(text);

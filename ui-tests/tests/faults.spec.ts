@@ -9,7 +9,7 @@
  * published object the old one or the new one whole, and the person was
  * told what happened.
  */
-import { expect, test } from '@jupyterlab/galata';
+import { expect, test } from './fixtures';
 import { ChildProcess, spawn } from 'child_process';
 import { createHash } from 'crypto';
 
@@ -174,20 +174,20 @@ test.describe('clone through a failing network', () => {
   });
 
   for (const row of CLONE_PASSES) {
-    test(row.title, async ({ page, tmpPath }) => {
+    test(row.title, async ({ lab, tmpPath }) => {
       await addFault({
         method: 'GET',
         path: `/examples/${key}`,
         times: row.times,
         fault: row.fault
       });
-      const model = await callBookshelf<any>(page, 'clone', {
+      const model = await callBookshelf<any>(lab, 'clone', {
         s3_bucket: 'examples',
         s3_key: key,
         target_path: `${tmpPath}/`
       });
       expect(model.path).toBe(`${tmpPath}/report.ipynb`);
-      expect(md5(await readFile(page, model.path))).toBe(md5(body));
+      expect(md5(await readFile(lab, model.path))).toBe(md5(body));
       row.requests?.(await proxyLog(`/examples/${key}`));
       await noPartialFiles();
     });
@@ -235,7 +235,7 @@ test.describe('clone through a failing network', () => {
   }
 
   test('a body cut short with a matching length is caught by the checksum', async ({
-    page,
+    lab,
     tmpPath
   }) => {
     await addFault({
@@ -244,7 +244,7 @@ test.describe('clone through a failing network', () => {
       times: 0,
       fault: { type: 'truncate', keep: 100000 }
     });
-    const error = await bookshelfError(page, 'clone', {
+    const error = await bookshelfError(lab, 'clone', {
       s3_bucket: 'examples',
       s3_key: key,
       target_path: `${tmpPath}/`
@@ -252,7 +252,7 @@ test.describe('clone through a failing network', () => {
     expect(error.code).toBe('Corrupted');
     expect(error.message).toContain('do not match the checksum');
     expect(error.message).toContain('(tried 3 times)');
-    expect(await listFolder(page, tmpPath)).toEqual([]);
+    expect(await listFolder(lab, tmpPath)).toEqual([]);
     await noPartialFiles();
   });
 
@@ -518,11 +518,11 @@ test.describe('publish through a failing network', () => {
   const old = notebook('The published version');
   let mine: string;
 
-  test.beforeEach(async ({ page, tmpPath }) => {
+  test.beforeEach(async ({ lab, tmpPath }) => {
     path = `${tmpPath}/forecast-${uid()}.ipynb`;
     key = path;
     mine = notebook(`My new version ${uid()}`);
-    await page.contents.uploadContent(mine, 'text', path);
+    await lab.contents.uploadContent(mine, 'text', path);
     await putObject('published', key, old, 'application/x-ipynb+json');
   });
 
@@ -532,7 +532,7 @@ test.describe('publish through a failing network', () => {
   }
 
   for (const row of PUBLISH_PASSES) {
-    test(row.title, async ({ page }) => {
+    test(row.title, async ({ lab }) => {
       await addFault({
         method: 'PUT',
         path: `/published/${key}`,
@@ -540,7 +540,7 @@ test.describe('publish through a failing network', () => {
         fault: row.fault
       });
       const before = await listVersions('published', key);
-      const result = await callBookshelf<any>(page, 'publish', path, {
+      const result = await callBookshelf<any>(lab, 'publish', path, {
         overwrite: true
       });
       await publishedIs(mine);

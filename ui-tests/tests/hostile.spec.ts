@@ -10,7 +10,7 @@
  * in few pages to keep the run short; jest runs the same kinds of cases,
  * and more, on the core (src/__tests__/hostile.spec.ts).
  */
-import { expect, IJupyterLabPageFixture, test } from '@jupyterlab/galata';
+import type { IJupyterLabPageFixture } from '@jupyterlab/galata';
 import type { Page } from '@playwright/test';
 
 import {
@@ -24,6 +24,7 @@ import {
   putObject,
   readFile
 } from './helpers';
+import { expect, test } from './fixtures';
 import { cloneDialog, toast } from './pages';
 
 /** What injected script would do; the tests check it never happens. */
@@ -676,20 +677,20 @@ test.describe('an object over the size limit', () => {
   test.use({ mockSettings: bookshelfSettings({ maxObjectSizeMB: 0.01 }) });
 
   test('is refused with the limit, and nothing is written', async ({
-    page,
+    lab,
     tmpPath
   }) => {
     const key = `hostile/${Date.now()}/big.ipynb`;
     const big = NOTEBOOK.replace('# Fine', 'x'.repeat(20000));
     await putObject('examples', key, big);
-    const error = await bookshelfError(page, 'clone', {
+    const error = await bookshelfError(lab, 'clone', {
       s3_bucket: 'examples',
       s3_key: key,
       target_path: `${tmpPath}/`
     });
     expect(error.code).toBe('TooLarge');
     expect(error.message).toContain('more than the limit');
-    expect(await listFolder(page, tmpPath)).toEqual([]);
+    expect(await listFolder(lab, tmpPath)).toEqual([]);
   });
 });
 

@@ -1,7 +1,8 @@
 /**
  * Server-side mode (`c.Bookshelf.server_access`, on in the test Lab, see
  * scripts/serve.py): clones through the HTTP API racing clones in two
- * browsers, and what a person sees when the bucket's CORS rules refuse the
+ * browsers, a script's 200 clones in a loop while a person works in Lab and
+ * another lists the folder, and what a person sees when the bucket's CORS rules refuse the
  * page: the offer to publish on the server (JupyterLab) and to clone on the
  * server (Notebook 7, served by the same server at /tree). Every test reads
  * the result back on disk and on S3, outside the browser.
@@ -155,6 +156,107 @@ test.describe('API clones racing browser clones', () => {
     } finally {
       await other.page.context().close();
     }
+  });
+});
+
+test.describe('a script that clones in a loop', () => {
+  const clones = 200;
+
+  test('200 clones from a loop while a person works in Lab: every file whole, the folder stays open, every save goes through', async ({
+    page,
+    request,
+    baseURL,
+    tmpPath
+  }) => {
+    test.setTimeout(240 * 1000);
+    const key = `server-side/${uid()}/daily.ipynb`;
+    const body = titledNotebook('Daily', 20 * 1024);
+    await putObject('examples', key, body, 'application/x-ipynb+json');
+
+    // The person has the folder the script clones into open, and a
+    // notebook of their own in it.
+    await page.filebrowser.openDirectory(tmpPath);
+    await page.notebook.createNew('mine.ipynb');
+
+    // The script: one clone after the other, as a shell or Python loop
+    // calls the API with the server's token.
+    let done = false;
+    const loop = (async () => {
+      const statuses: number[] = [];
+      try {
+        for (let i = 0; i < clones; i++) {
+          const response = await request.post(
+            `${baseURL}/api/bookshelf/clone`,
+            {
+              data: {
+                s3_bucket: 'examples',
+                s3_key: key,
+                target_path: `${tmpPath}/`
+              }
+            }
+          );
+          statuses.push(response.status());
+        }
+      } finally {
+        done = true;
+      }
+      return statuses;
+    })();
+
+    // Another person's file browser lists the folder meanwhile, as fast
+    // as the server answers.
+    const listings = (async () => {
+      const statuses: number[] = [];
+      while (!done) {
+        const response = await request.get(
+          `${baseURL}/api/contents/${tmpPath}?content=1`
+        );
+        statuses.push(response.status());
+      }
+      return statuses;
+    })();
+
+    // Meanwhile the person edits and saves, and looks at the folder.
+    let edits = 0;
+    while (!done) {
+      edits += 1;
+      await page.notebook.setCell(0, 'code', `step = ${edits}`);
+      await page.notebook.save();
+      await page.filebrowser.refresh();
+    }
+    const statuses = await loop;
+    const listed = await listings;
+
+    expect(statuses.filter(status => status !== 201)).toEqual([]);
+    expect(listed.length).toBeGreaterThan(1);
+    expect(listed.filter(status => status !== 200)).toEqual([]);
+    expect(edits).toBeGreaterThan(1);
+    // No "Directory not found" or other error dialog; still in the folder.
+    await expect(page.locator('.jp-Dialog')).toHaveCount(0);
+    expect(await page.filebrowser.getCurrentDirectory()).toBe(tmpPath);
+
+    // On disk, outside the browser: the person's last save, and the 200
+    // clones under 200 names, each the object's bytes; nothing else.
+    const root = fixture().root_dir;
+    const mine = JSON.parse(
+      fs.readFileSync(path.join(root, tmpPath, 'mine.ipynb'), 'utf8')
+    );
+    expect([mine.cells[0].source].flat().join('')).toBe(`step = ${edits}`);
+    const expected = [
+      'daily.ipynb',
+      ...Array.from({ length: clones - 1 }, (_, i) => `daily-${i + 1}.ipynb`),
+      'mine.ipynb'
+    ].sort();
+    const files = namesOnDisk(tmpPath).filter(name =>
+      fs.statSync(path.join(root, tmpPath, name)).isFile()
+    );
+    expect(files).toEqual(expected);
+    for (const name of expected.filter(name => name !== 'mine.ipynb')) {
+      expect(md5(fs.readFileSync(path.join(root, tmpPath, name))), name).toBe(
+        md5(body)
+      );
+    }
+    expect(filesOnDisk(/\.bookshelf-partial$/)).toEqual([]);
   });
 });
 
