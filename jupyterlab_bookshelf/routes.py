@@ -9,7 +9,9 @@ clone and publish paths do the work on the server (``server_access/``).
 
 from __future__ import annotations
 
+import asyncio
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -19,21 +21,29 @@ from jupyter_client.jsonutil import json_default
 from jupyter_core.utils import ensure_async
 from jupyter_server.auth.decorator import authorized
 from jupyter_server.base.handlers import APIHandler, JupyterHandler
+from jupyter_server.services.contents.fileio import FileManagerMixin
 from jupyter_server.utils import url_escape, url_path_join
 
 from . import __version__
-from .commit import Committer
+from .commit import PARTIAL_SUFFIX, Committer
 from .deployment import link_base
 from .errors import BookshelfError, finish_error
 from .hub_credentials import HubCredentialsHandler
 from .server_access import S3Settings
-from .server_access.clone import download_progress, invalid_request, server_clone
+from .server_access.clone import (
+    check_notebook_file,
+    download_progress,
+    invalid_request,
+    server_clone,
+)
 from .server_access.publish import server_publish, upload_progress
+from .server_access.transfers import start_check
 from .settings import allowed_buckets, effective_settings, features, settings_paths
 from .validation import (
     DEEP_LINK_PARAMETER,
     LANDING_PATH,
     bucket_allowed,
+    check_target_path,
     clone_link_query,
     normalize_clone_request,
     read_clone_query,
@@ -406,6 +416,78 @@ class CommitHandler(_BookshelfMixin, APIHandler):
         await finish_created(self, path)
 
 
+class CheckHandler(_BookshelfMixin, APIHandler):
+    """POST /api/bookshelf/check: body ``{"path": temporary file, "check": "notebook"}``;
+    checks a clone's saved temporary file before its commit, with the rules of
+    ``check_notebook_stream`` and memory flat in its size: the browser streams large notebooks
+    to the server instead of holding them whole to check them. 200 ``{"checked": "notebook"}``,
+    or 400 ``NotANotebook`` saying why; 501 where the files are not on this server's disk (the
+    browser then checks the file itself)."""
+
+    # It reads a file of the tree.
+    auth_resource = "contents"
+
+    @tornado.web.authenticated
+    @authorized
+    async def post(self) -> None:
+        try:
+            body = json.loads(self.request.body or b"null")
+            path = read_check_request(body, bool(self.contents_manager.allow_hidden))
+        except ValueError:
+            finish_error(self, BookshelfError("InvalidRequest", "The body is not JSON."))
+            return
+        except BookshelfError as error:
+            finish_error(self, error)
+            return
+        cm = self.contents_manager
+        if not isinstance(cm, FileManagerMixin):
+            finish_error(
+                self,
+                BookshelfError(
+                    "NotConfigured",
+                    "This server's contents manager does not keep files on its disk.",
+                    status=501,
+                ),
+            )
+            return
+        if not await ensure_async(cm.file_exists(path)):
+            finish_error(
+                self,
+                BookshelfError(
+                    "ReadFailed", "path: the temporary file does not exist.", field="path"
+                ),
+            )
+            return
+        try:
+            await asyncio.wrap_future(start_check(check_notebook_file, cm._get_os_path(path)))
+        except BookshelfError as error:
+            finish_error(self, error)
+            return
+        self.set_header("Content-Type", "application/json")
+        self.finish(json.dumps({"checked": "notebook"}))
+
+
+def read_check_request(body: Any, allow_hidden: bool) -> str:
+    """The temporary path of a check request; raises ``BookshelfError`` (400)."""
+    if not isinstance(body, dict):
+        raise BookshelfError(
+            "InvalidRequest", "A check request is a JSON object with path and check."
+        )
+    if body.get("check") != "notebook":
+        raise BookshelfError("InvalidRequest", "check: only 'notebook' is checked.", "check")
+    path = body.get("path")
+    problem = (
+        check_target_path(path, allow_hidden, allow_backslash=os.sep == "/")
+        if isinstance(path, str) and path
+        else "a path is required"
+    )
+    if problem is None and not path.endswith(PARTIAL_SUFFIX):
+        problem = f"only temporary files of Bookshelf (ending in {PARTIAL_SUFFIX}) are checked"
+    if problem is not None:
+        raise BookshelfError("InvalidRequest", f"path: {problem}.", "path")
+    return path
+
+
 #: Error codes of the contents manager's statuses (BookshelfError codes).
 _STATUS_CODES = {400: "InvalidRequest", 403: "AccessDenied", 404: "ReadFailed", 409: "Conflict"}
 
@@ -421,6 +503,7 @@ def setup_route_handlers(web_app: Any) -> None:
         (url_path_join(base_url, "api", "bookshelf", "published", "(.+)"), PublishHandler),
         (url_path_join(base_url, "api", "bookshelf", "publish", "(.+)"), PublishHandler),
         (url_path_join(base_url, "api", "bookshelf", "commit"), CommitHandler),
+        (url_path_join(base_url, "api", "bookshelf", "check"), CheckHandler),
         (url_path_join(base_url, "api", "bookshelf", "credentials"), HubCredentialsHandler),
     ]
     web_app.add_handlers(".*$", handlers)

@@ -30,17 +30,16 @@ const runDir = path.resolve(
 process.env.BOOKSHELF_TEST_RUN_DIR = runDir;
 
 // Traces of failed tests: recording one for every test cost a quarter of the
-// run's time on two cores, in its screenshots and DOM snapshots. By default
-// a failed test keeps its actions, network and console (enough to see why;
-// Playwright adds the page's accessibility tree to the error context);
-// BOOKSHELF_TEST_TRACE=full records screenshots and snapshots too, =off none.
+// run's time on two cores, most of it in screenshots. By default a failed
+// test keeps its actions, DOM snapshots, network and console (enough to see
+// why); BOOKSHELF_TEST_TRACE=full records screenshots too, =off nothing.
 const TRACE = {
   off: 'off',
   full: 'retain-on-failure',
   light: {
     mode: 'retain-on-failure',
     screenshots: false,
-    snapshots: false,
+    snapshots: true,
     sources: false
   }
 }[process.env.BOOKSHELF_TEST_TRACE || 'light'];

@@ -228,7 +228,8 @@ def download(
     raise last
 
 
-def _check_notebook_file(os_path: str) -> None:
+def check_notebook_file(os_path: str) -> None:
+    """The clone's notebook check of a file on disk, read in pieces."""
     with open(os_path, "rb") as file:
         check_notebook_stream(file, "clone")
 
@@ -280,7 +281,7 @@ async def server_clone(
                 settings.endpoint_url,
             ) from None
         if name.endswith(".ipynb"):
-            await in_transfer_thread(_check_notebook_file, os_temporary)
+            await in_transfer_thread(check_notebook_file, os_temporary)
         path = await committer.commit({"path": temporary, "target": posixpath.join(folder, name)})
     except BaseException:
         # Nothing half-written stays, whatever failed (also a cancelled request).

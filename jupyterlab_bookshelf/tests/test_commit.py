@@ -352,3 +352,77 @@ def test_a_listing_while_clones_commit_never_fails(run, post_commit, save, jp_fe
     names = files(jp_root_dir / "inbox")
     assert len([name for name in names if name.startswith("data")]) == 100
     assert [name for name in names if name.endswith(PARTIAL_SUFFIX)] == []
+
+
+# POST /api/bookshelf/check: a streamed clone's notebook, checked on disk before its commit
+
+
+@pytest.fixture
+def post_check(jp_fetch):
+    def post(body):
+        return jp_fetch(
+            "api", "bookshelf", "check", method="POST", body=json.dumps(body), raise_error=False
+        )
+
+    return post
+
+
+NOTEBOOK_V4 = {"cells": [], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
+NOTEBOOK_V3 = {"metadata": {}, "nbformat": 3, "nbformat_minor": 0, "worksheets": [{"cells": []}]}
+
+
+@pytest.mark.parametrize("notebook", [NOTEBOOK_V4, NOTEBOOK_V3])
+def test_check_passes_a_notebook(run, post_check, save, jp_root_dir, notebook):
+    data = json.dumps({**notebook, "cells": [{"x": "y" * 100000}] * 20}).encode()
+    run(save(temporary("big.ipynb"), data))
+    response = run(post_check({"path": temporary("big.ipynb"), "check": "notebook"}))
+    assert response.code == 200
+    assert json.loads(response.body) == {"checked": "notebook"}
+    # Checked, not moved or changed.
+    assert (jp_root_dir / temporary("big.ipynb")).read_bytes() == data
+
+
+@pytest.mark.parametrize(
+    "data, words",
+    [
+        (b'{"cells": [', "not valid JSON"),
+        (json.dumps({"cells": []}).encode(), "nbformat"),
+        (json.dumps({**NOTEBOOK_V4, "nbformat": 5}).encode(), "nbformat"),
+        (b"\xff\xfe not text", "not"),
+    ],
+)
+def test_check_refuses_what_is_not_a_notebook(run, post_check, save, jp_root_dir, data, words):
+    run(save(temporary("bad.ipynb"), data))
+    response = run(post_check({"path": temporary("bad.ipynb"), "check": "notebook"}))
+    assert response.code == 400
+    reply = json.loads(response.body)
+    assert reply["code"] == "NotANotebook"
+    assert reply["message"].startswith("The object is not a Jupyter notebook: ")
+    assert words in reply["message"]
+    # The browser removes it; the check leaves it as it is.
+    assert (jp_root_dir / temporary("bad.ipynb")).read_bytes() == data
+
+
+@pytest.mark.parametrize(
+    "body, field",
+    [
+        (None, None),
+        ({"path": temporary("a.ipynb")}, "check"),
+        ({"path": temporary("a.ipynb"), "check": "text"}, "check"),
+        ({"path": "a.ipynb", "check": "notebook"}, "path"),
+        ({"path": "../" + temporary("a.ipynb"), "check": "notebook"}, "path"),
+        ({"path": 7, "check": "notebook"}, "path"),
+    ],
+)
+def test_check_refuses_an_invalid_request(run, post_check, body, field):
+    response = run(post_check(body))
+    assert response.code == 400
+    reply = json.loads(response.body)
+    assert reply["code"] == "InvalidRequest"
+    assert reply.get("field") == field
+
+
+def test_check_of_a_missing_file_is_404(run, post_check):
+    response = run(post_check({"path": temporary("gone.ipynb"), "check": "notebook"}))
+    assert response.code == 404
+    assert json.loads(response.body)["code"] == "ReadFailed"

@@ -22,6 +22,7 @@ from jupyterlab_bookshelf.commit import Committer
 
 from .test_commit import (  # noqa: F401 (fixtures)
     check_twenty_commits,
+    post_check,
     post_commit,
     run,
     save,
@@ -103,3 +104,11 @@ def test_no_free_name_is_409(run, post_commit, save, jp_root_dir, jp_serverapp):
     assert response.code == 409
     assert json.loads(response.body)["code"] == "Conflict"
     assert "after 3 attempts" in json.loads(response.body)["message"]
+
+
+def test_check_is_501_where_files_are_not_on_disk(run, post_check, save):
+    """The browser then reads the file back and checks it itself."""
+    run(save(temporary("q.ipynb"), b"{}"))
+    response = run(post_check({"path": temporary("q.ipynb"), "check": "notebook"}))
+    assert response.code == 501
+    assert json.loads(response.body)["code"] == "NotConfigured"

@@ -3,7 +3,8 @@ import {
   ICloneDependencies,
   ICloneObjectOptions,
   ICloneProgress,
-  STREAM_ABOVE_BYTES
+  STREAM_ABOVE_BYTES,
+  withoutByteOrderMark
 } from '../clone/clone';
 import { MemoryFolderLocks } from '../clone/locks';
 import { PARTIAL_SUFFIX } from '../clone/writer';
@@ -11,7 +12,7 @@ import { BookshelfError } from '../errors/errors';
 import type { IObjectStore } from '../s3/types';
 import type { ICloneRequest } from '../tokens';
 import { bytesEqual, notebookText, randomBytes, utf8 } from './fakes/bytes';
-import { FakeContentsManager } from './fakes/contents';
+import { FakeCommitter, FakeContentsManager } from './fakes/contents';
 import { FakeObjectStore } from './fakes/store';
 import { rejection } from './fakes/rejection';
 
@@ -425,6 +426,106 @@ describe('cloneObject', () => {
     expect(chunks[chunks.length - 1]).toBe(-1);
     expect(bytesEqual(contents.readBytes('big.bin'), bytes)).toBe(true);
     expect(contents.files()).toEqual(['big.bin']);
+  });
+
+  describe('a notebook above the streaming size', () => {
+    // As STREAM_ABOVE_BYTES does for 8 MiB (the test above), smaller.
+    const stream = { chunkSize: 16 * 1024, streamAbove: 64 * 1024 };
+    const big = JSON.stringify({
+      cells: [
+        {
+          cell_type: 'markdown',
+          metadata: {},
+          source: 'x'.repeat(200 * 1024)
+        }
+      ],
+      metadata: {},
+      nbformat: 4,
+      nbformat_minor: 4
+    });
+    const withMark = new Uint8Array([0xef, 0xbb, 0xbf, ...utf8(big)]);
+
+    function chunkSaves(): number {
+      return contents.calls.filter(
+        call => call.method === 'save' && call.chunk !== undefined
+      ).length;
+    }
+
+    it('is saved while it downloads, without its byte order mark, and checked by the server before its commit', async () => {
+      const committer = new FakeCommitter(contents);
+      deps = { ...deps, committer };
+      store.addObject('shared', 'big.ipynb', withMark);
+      const model = await clone({ s3_key: 'big.ipynb' }, stream);
+      expect(model.path).toBe('big.ipynb');
+      expect(chunkSaves()).toBeGreaterThan(8);
+      // Only the pieces in flight were held, never the notebook.
+      expect(contents.readText('big.ipynb')).toBe(big);
+      expect(committer.checked).toHaveLength(1);
+      expect(committer.checked[0]).toMatch(
+        /^big\.ipynb\..*\.bookshelf-partial$/
+      );
+      expect(contents.files()).toEqual(['big.ipynb']);
+    });
+
+    it('that is not a notebook is refused, by the server or by the page, and nothing is written', async () => {
+      const notNotebook = utf8(big.replace('"nbformat":4', '"nbformat":9'));
+      for (const committer of [
+        new FakeCommitter(contents),
+        new FakeCommitter(contents, { noCheck: true }),
+        undefined
+      ]) {
+        deps = { ...deps, committer };
+        store.addObject('shared', 'bad.ipynb', notNotebook);
+        const error = await rejection(clone({ s3_key: 'bad.ipynb' }, stream));
+        expect(error.code).toBe('NotANotebook');
+        expect(error.message).toContain('nbformat');
+        expect(contents.files()).toEqual([]);
+        if (committer) {
+          expect(committer.calls).toEqual([]);
+        }
+      }
+    });
+
+    it('without the server check is read back and checked in the page', async () => {
+      const committer = new FakeCommitter(contents, { noCheck: true });
+      deps = { ...deps, committer };
+      store.addObject('shared', 'big.ipynb', utf8(big));
+      await clone({ s3_key: 'big.ipynb' }, stream);
+      expect(committer.checked).toHaveLength(1);
+      const readBack = contents.calls.filter(
+        call =>
+          call.method === 'get' && call.path.endsWith('.bookshelf-partial')
+      );
+      expect(readBack.length).toBeGreaterThan(0);
+      expect(contents.readText('big.ipynb')).toBe(big);
+    });
+  });
+
+  describe('withoutByteOrderMark', () => {
+    async function collect(pieces: number[][]): Promise<number[]> {
+      async function* stream() {
+        for (const piece of pieces) {
+          yield new Uint8Array(piece);
+        }
+      }
+      const out: number[] = [];
+      for await (const piece of withoutByteOrderMark(stream())) {
+        out.push(...piece);
+      }
+      return out;
+    }
+
+    it.each([
+      ['a mark in the first piece', [[0xef, 0xbb, 0xbf, 1, 2], [3]], [1, 2, 3]],
+      ['a mark across pieces', [[0xef], [0xbb], [0xbf, 1], [2]], [1, 2]],
+      ['no mark', [[1, 2, 3, 4]], [1, 2, 3, 4]],
+      ['a start like a mark', [[0xef, 0xbb, 1]], [0xef, 0xbb, 1]],
+      ['fewer than three bytes', [[1], [2]], [1, 2]],
+      ['only the mark', [[0xef, 0xbb, 0xbf]], []],
+      ['nothing', [], []]
+    ])('%s', async (_, pieces, expected) => {
+      expect(await collect(pieces)).toEqual(expected);
+    });
   });
 
   it('clones a streamed object again when its checksum fails, and leaves nothing when it always does', async () => {

@@ -167,8 +167,8 @@ describe('publishNotebook', () => {
     });
 
     it('publishes a notebook the contents manager sent parsed', async () => {
-      // A contents manager that ignores `type: 'file'` (like the plain fake).
-      const plain = new FakeContentsManager();
+      // A contents manager that ignores `type: 'file'`.
+      const plain = new FakeContentsManager({ ignoresFileType: true });
       plain.addFile('work/q3.ipynb', SAVED);
       await publish(
         'work/q3.ipynb',

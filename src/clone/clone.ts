@@ -17,6 +17,7 @@ import {
   retryDamaged
 } from '../s3/retry';
 import {
+  checkNotebook,
   checkSize,
   classifyObject,
   sizeLimitBytes,
@@ -72,6 +73,11 @@ export interface ICloneObjectOptions {
   onProgress?: (progress: ICloneProgress) => void;
   /** Passed to the writer; default: 8 MiB. */
   chunkSize?: number;
+  /**
+   * Objects larger than this many bytes are saved while they download;
+   * default: `STREAM_ABOVE_BYTES`.
+   */
+  streamAbove?: number;
   /** Translates the error messages; default: English. */
   trans?: TranslationBundle;
   /**
@@ -146,19 +152,28 @@ async function saveObject(
     signal,
     maxBytes: sizeLimitBytes(options.maxObjectSizeMB),
     deferChecksum: true,
-    streamAbove: streamAbove(target.name),
+    streamAbove: options.streamAbove ?? STREAM_ABOVE_BYTES,
     onProgress: (loaded, total) =>
       onProgress?.({ phase: 'download', loaded, total })
   });
   if (object.pieces) {
-    // The checksum was computed while the pieces arrived.
+    // The checksum was computed while the pieces arrived. A notebook is
+    // checked once saved, before its commit: by the server, which reads
+    // it in pieces, or else by the page.
+    const notebook = isNotebookName(target.name);
     return writeAtTarget(
       deps,
       target,
-      { stream: object.pieces, total: object.head.contentLength },
+      {
+        stream: notebook ? withoutByteOrderMark(object.pieces) : object.pieces,
+        total: object.head.contentLength
+      },
       () => object.verify?.(),
       options,
-      trans
+      trans,
+      notebook
+        ? temporaryPath => checkSavedNotebook(deps, temporaryPath, trans)
+        : undefined
     );
   }
   // The store refuses early when it knows the size; this covers the rest.
@@ -195,13 +210,74 @@ async function saveObject(
  * when they are text (no base64 on either side), which is faster for a
  * small clone than a chunked save, and their memory does not matter.
  * 8 MiB is the writer's default chunk: up to it a streamed save would be
- * one request too. Notebooks are checked whole in the page (`.ipynb`)
- * before anything is committed, so they are not streamed.
+ * one request too. A streamed notebook is checked once saved
+ * (`checkSavedNotebook`); a smaller one in the page, while it is saved.
  */
 export const STREAM_ABOVE_BYTES = 8 * 1024 * 1024;
 
-function streamAbove(name: string): number | undefined {
-  return /\.ipynb$/i.test(name) ? undefined : STREAM_ABOVE_BYTES;
+function isNotebookName(name: string): boolean {
+  return name.endsWith('.ipynb');
+}
+
+/**
+ * The pieces without a leading UTF-8 byte order mark, which Jupyter's
+ * notebook reader refuses (a small notebook loses it in `classifyObject`).
+ */
+export async function* withoutByteOrderMark(
+  pieces: AsyncIterable<Uint8Array>
+): AsyncIterable<Uint8Array> {
+  let head = new Uint8Array(0);
+  let started = false;
+  for await (const piece of pieces) {
+    if (started) {
+      yield piece;
+      continue;
+    }
+    // The first three bytes may come in more than one piece.
+    const joined = new Uint8Array(head.length + piece.length);
+    joined.set(head);
+    joined.set(piece, head.length);
+    if (joined.length < 3) {
+      head = joined;
+      continue;
+    }
+    started = true;
+    const mark = joined[0] === 0xef && joined[1] === 0xbb && joined[2] === 0xbf;
+    yield mark ? joined.subarray(3) : joined;
+  }
+  if (!started && head.length > 0) {
+    yield head;
+  }
+}
+
+/**
+ * Check a streamed notebook's saved temporary file: on the server when it
+ * can (it reads the file in pieces), else here, read back whole (as in
+ * JupyterLite, whose files live in the page anyway).
+ */
+async function checkSavedNotebook(
+  deps: ICloneDependencies,
+  temporaryPath: string,
+  trans: TranslationBundle
+): Promise<void> {
+  if (await deps.committer?.checkNotebook?.(temporaryPath)) {
+    return;
+  }
+  const model = await deps.contents.get(temporaryPath, {
+    type: 'file',
+    format: 'base64',
+    content: true
+  });
+  checkNotebook(base64ToBytes(String(model.content ?? '')), trans);
+}
+
+function base64ToBytes(base64: string): Uint8Array {
+  const binary = atob(base64.replace(/\s/g, ''));
+  const bytes = new Uint8Array(binary.length);
+  for (let i = 0; i < binary.length; i++) {
+    bytes[i] = binary.charCodeAt(i);
+  }
+  return bytes;
 }
 
 /**
@@ -216,7 +292,8 @@ async function writeAtTarget(
   data: IFileData | IByteStream,
   verify: () => void,
   options: ICloneObjectOptions,
-  trans: TranslationBundle
+  trans: TranslationBundle,
+  checkSaved?: (temporaryPath: string) => Promise<void>
 ): Promise<Contents.IModel> {
   const created = await createFolders(deps.contents, target.missing ?? []);
   try {
@@ -228,6 +305,7 @@ async function writeAtTarget(
       onProgress: progress =>
         options.onProgress?.({ phase: 'save', ...progress }),
       verify,
+      checkSaved,
       trans
     });
   } catch (error) {

@@ -7,6 +7,7 @@
 
 import { URLExt } from '@jupyterlab/coreutils';
 import { Contents, ServerConnection } from '@jupyterlab/services';
+import { BookshelfError } from '../errors/errors';
 import { joinPath } from './naming';
 
 /**
@@ -27,6 +28,15 @@ export interface ICommitter {
     folder: string,
     name: string
   ): Promise<Contents.IModel | null>;
+
+  /**
+   * Check the saved temporary file as a notebook on the server, which reads
+   * it in pieces: a notebook streamed to the server is never whole in the
+   * page. Resolves to true when it passed, false when the server cannot
+   * check it (no server extension, an older one, files not on its disk);
+   * rejects with `NotANotebook` saying why it is not one.
+   */
+  checkNotebook?(temporaryPath: string): Promise<boolean>;
 }
 
 /**
@@ -47,6 +57,14 @@ const NO_COMMIT_PATH = [200, 404, 405, 501];
  */
 export class ServerCommitter implements ICommitter {
   constructor(private readonly _settings: ServerConnection.ISettings) {}
+
+  checkNotebook(temporaryPath: string): Promise<boolean> {
+    if (temporaryPath.split('/')[0].includes(':')) {
+      // Another drive: not a file of this server (see `commit`).
+      return Promise.resolve(false);
+    }
+    return checkOnServer(this._settings, temporaryPath);
+  }
 
   async commit(
     temporaryPath: string,
@@ -94,6 +112,38 @@ export class ServerCommitter implements ICommitter {
       typeof body?.message === 'string' ? body.message : undefined
     );
   }
+}
+
+/**
+ * `POST {baseUrl}api/bookshelf/check`: the same server extension's check of
+ * a saved temporary file, before its commit.
+ */
+async function checkOnServer(
+  settings: ServerConnection.ISettings,
+  temporaryPath: string
+): Promise<boolean> {
+  const url = URLExt.join(settings.baseUrl, 'api', 'bookshelf', 'check');
+  const response = await ServerConnection.makeRequest(
+    url,
+    {
+      method: 'POST',
+      body: JSON.stringify({ path: temporaryPath, check: 'notebook' })
+    },
+    settings
+  );
+  const body = await response.json().catch(() => null);
+  if (response.status === 200 && body?.checked === 'notebook') {
+    return true;
+  }
+  if (response.status === 400 && body?.code === 'NotANotebook') {
+    // The server's words: the rules and their messages are the browser's
+    // (src/rules), in English.
+    throw new BookshelfError({
+      code: 'NotANotebook',
+      detail: { message: String(body.message) }
+    });
+  }
+  return false;
 }
 
 function isModel(body: unknown): body is Contents.IModel {

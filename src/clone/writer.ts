@@ -73,6 +73,12 @@ export interface IWriteOptions {
    * throws, the temporary file is removed and nothing is renamed.
    */
   verify?: () => void | Promise<void>;
+  /**
+   * A check of the saved temporary file, after the last save and before
+   * the commit (a streamed notebook's, which the page never held whole):
+   * when it throws, the temporary file is removed and nothing is renamed.
+   */
+  checkSaved?: (temporaryPath: string) => Promise<void>;
 }
 
 /**
@@ -109,6 +115,10 @@ export async function writeNewFile(
   try {
     await upload(contents, temporaryPath, data, options, inFlight);
     throwIfAborted(signal);
+    if (options.checkSaved) {
+      await options.checkSaved(temporaryPath);
+      throwIfAborted(signal);
+    }
     // Once sent, a commit is not cancelled: it is quick, and a cancel
     // cannot know whether it happened (the same holds for the rename).
     const committed = options.committer

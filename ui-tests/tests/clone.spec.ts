@@ -1,4 +1,6 @@
 import type { IJupyterLabPageFixture } from '@jupyterlab/galata';
+import * as fs from 'fs';
+import * as path from 'path';
 
 import {
   callBookshelf,
@@ -415,6 +417,71 @@ test.describe('clone through the API', () => {
     expect(model.path).toBe(`${tmpPath}/data.bin`);
     expect(await readBase64(lab, model.path)).toBe(bytes.toString('base64'));
     expect(await listFolder(lab, tmpPath)).toEqual(['data.bin']);
+  });
+
+  test('a notebook above 8 MiB is saved while it downloads and checked by the server, without its byte order mark', async ({
+    lab,
+    tmpPath
+  }) => {
+    const notebook = JSON.stringify({
+      cells: [
+        {
+          cell_type: 'markdown',
+          id: 'big',
+          metadata: {},
+          source: ['# Big\n', 'é'.repeat(10 * 1024 * 1024)]
+        }
+      ],
+      metadata: {},
+      nbformat: 4,
+      nbformat_minor: 5
+    });
+    const key = `streamed/${Date.now()}/big.ipynb`;
+    await putObject(
+      'examples',
+      key,
+      Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(notebook)]),
+      'application/x-ipynb+json'
+    );
+    const checked = lab.waitForResponse(
+      response =>
+        response.url().includes('/api/bookshelf/check') &&
+        response.status() === 200
+    );
+    const model = await callBookshelf<any>(lab, 'clone', {
+      s3_bucket: 'examples',
+      s3_key: key,
+      target_path: `${tmpPath}/`
+    });
+    await checked;
+    expect(model.path).toBe(`${tmpPath}/big.ipynb`);
+    const saved = fs.readFileSync(
+      path.join(fixture().root_dir, tmpPath, 'big.ipynb')
+    );
+    expect(saved.equals(Buffer.from(notebook))).toBe(true);
+    expect(await listFolder(lab, tmpPath)).toEqual(['big.ipynb']);
+  });
+
+  test('a notebook above 8 MiB that is not one is refused by the check, and nothing is written', async ({
+    lab,
+    tmpPath
+  }) => {
+    const key = `streamed/${Date.now()}/bad.ipynb`;
+    const notNotebook = JSON.stringify({
+      cells: [],
+      metadata: { filler: 'x'.repeat(9 * 1024 * 1024) },
+      nbformat: 9,
+      nbformat_minor: 0
+    });
+    await putObject('examples', key, notNotebook, 'application/x-ipynb+json');
+    const error = await cloneError(lab, {
+      s3_bucket: 'examples',
+      s3_key: key,
+      target_path: `${tmpPath}/`
+    });
+    expect(error.code).toBe('NotANotebook');
+    expect(error.message).toContain('nbformat');
+    expect(await listFolder(lab, tmpPath)).toEqual([]);
   });
 
   test('an invalid notebook is refused and nothing is written', async ({

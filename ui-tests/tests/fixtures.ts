@@ -6,9 +6,10 @@
  * one page. Tests that look at the page, route its requests or open
  * dialogs use Galata's own `page`, fresh for each test.
  *
- * One page per set of mocked settings (`test.use({ mockSettings })`), opened
- * at the root folder (each test's `tmpPath` goes away after it). After each
- * test the page must be as it was: no dialog open.
+ * One page per worker, opened again when a test's mocked settings
+ * (`test.use({ mockSettings })`) differ from the last test's; at the root
+ * folder (each test's `tmpPath` goes away after it). After each test the
+ * page must be as it was: no dialog open.
  */
 import {
   expect,
@@ -21,15 +22,13 @@ export { expect };
 
 export const test = base.extend<
   { lab: IJupyterLabPageFixture },
-  { labs: Map<string, IJupyterLabPageFixture> }
+  { labs: ISharedLab }
 >({
   labs: [
     async ({}, use) => {
-      const labs = new Map<string, IJupyterLabPageFixture>();
-      await use(labs);
-      for (const lab of labs.values()) {
-        await lab.context().close();
-      }
+      const shared: ISharedLab = { page: null, settings: '' };
+      await use(shared);
+      await shared.page?.context().close();
     },
     { scope: 'worker' }
   ],
@@ -37,22 +36,30 @@ export const test = base.extend<
     { labs, browser, baseURL, mockSettings, waitForApplication },
     use
   ) => {
-    const id = JSON.stringify(mockSettings);
-    let lab = labs.get(id);
-    if (!lab || lab.isClosed()) {
-      ({ page: lab } = await galata.newPage({
+    const settings = JSON.stringify(mockSettings);
+    if (!labs.page || labs.page.isClosed() || labs.settings !== settings) {
+      // One page at a time: an idle Lab still polls the server.
+      await labs.page?.context().close();
+      const { page } = await galata.newPage({
         autoGoto: false,
         baseURL: baseURL!,
         browser,
         mockSettings,
         waitForApplication
-      }));
+      });
       // Lab at its root folder (Galata's goto opens the test's folder).
-      await lab.goto();
-      labs.set(id, lab);
+      await page.goto();
+      labs.page = page;
+      labs.settings = settings;
     }
-    await use(lab);
+    await use(labs.page);
     // What a test leaves open would meet the next one.
-    await expect(lab.locator('.jp-Dialog')).toHaveCount(0);
+    await expect(labs.page.locator('.jp-Dialog')).toHaveCount(0);
   }
 });
+
+/** A worker's shared page, and the settings it was opened with. */
+interface ISharedLab {
+  page: IJupyterLabPageFixture | null;
+  settings: string;
+}

@@ -21,6 +21,7 @@
 
 import { Contents, ServerConnection } from '@jupyterlab/services';
 import type { ICommitter } from '../../clone/committer';
+import { checkNotebook } from '../../clone/content';
 import { candidateNames, joinPath } from '../../clone/naming';
 
 type SaveOptions = Partial<Contents.IModel>;
@@ -31,6 +32,11 @@ type SaveOptions = Partial<Contents.IModel>;
 export interface IFakeContentsOptions {
   /** Milliseconds each call waits before acting (0: one macrotask). */
   latency?: number;
+  /**
+   * Answer `get` of a notebook with the parsed notebook, even when asked
+   * for it as a file (`type: 'file'`), as some contents managers do.
+   */
+  ignoresFileType?: boolean;
   /** Reproduce the server's check-then-move race on rename. */
   renameRace?: boolean;
   /** Milliseconds between a rename's check and its move (default 0). */
@@ -140,7 +146,7 @@ export class FakeContentsManager {
   ): Promise<Contents.IModel> {
     this.calls.push({ method: 'get', path });
     await this._wait();
-    return this._model(path, options.content !== false);
+    return this._model(path, options.content !== false, options);
   }
 
   async save(
@@ -294,7 +300,11 @@ export class FakeContentsManager {
     }
   }
 
-  private _model(path: string, withContent: boolean): Contents.IModel {
+  private _model(
+    path: string,
+    withContent: boolean,
+    asked: Contents.IFetchOptions = {}
+  ): Contents.IModel {
     const entry = this._entries.get(path);
     if (!entry) {
       throw responseError(404, `No such file or directory: ${path}`);
@@ -319,7 +329,9 @@ export class FakeContentsManager {
       } as unknown as Contents.IModel;
     }
     const size = entry.bytes.length;
-    if (path.endsWith('.ipynb')) {
+    // Like the server: a file read as a file, in the format asked for.
+    const asFile = asked.type === 'file' && !this.options.ignoresFileType;
+    if (path.endsWith('.ipynb') && !asFile) {
       return {
         ...base,
         type: 'notebook',
@@ -333,7 +345,10 @@ export class FakeContentsManager {
     }
     let format: Contents.FileFormat = null;
     let content: string | null = null;
-    if (withContent) {
+    if (withContent && asked.format === 'base64') {
+      content = encodeBase64(entry.bytes);
+      format = 'base64';
+    } else if (withContent) {
       // Like the server: text when it decodes as UTF-8, else base64.
       try {
         content = new TextDecoder('utf-8', { fatal: true }).decode(entry.bytes);
@@ -398,6 +413,8 @@ export interface IFakeCommitterOptions {
   beforeCommit?: (temporaryPath: string) => void | Promise<void>;
   /** Names to try, like the server's limit. */
   maxAttempts?: number;
+  /** No check path (an older server extension): `checkNotebook` is false. */
+  noCheck?: boolean;
 }
 
 /**
@@ -412,6 +429,23 @@ export class FakeCommitter implements ICommitter {
   /** Every call, in order. */
   readonly calls: { temporaryPath: string; folder: string; name: string }[] =
     [];
+
+  /** The files `checkNotebook` was asked to check, in order. */
+  readonly checked: string[] = [];
+
+  /**
+   * The server's check of a saved file, with the browser's rules (the
+   * server applies the same, from src/rules): it reads the file as saved.
+   */
+  async checkNotebook(temporaryPath: string): Promise<boolean> {
+    this.checked.push(temporaryPath);
+    await delay(this._contents.options.latency ?? 0);
+    if (this.options.absent || this.options.noCheck) {
+      return false;
+    }
+    checkNotebook(this._contents.readBytes(temporaryPath));
+    return true;
+  }
 
   async commit(
     temporaryPath: string,
