@@ -149,23 +149,63 @@ async function measureFirstUse(browser) {
   };
 }
 
-/** Peak JS heap above the start while `task` runs in the page. */
-async function peakHeap(page, session, task, arg) {
+/** The resident memory of a process, from /proc (Linux), in bytes. */
+function residentBytes(pid) {
+  try {
+    const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
+    const match = /^VmRSS:\s+(\d+) kB/m.exec(status);
+    return match ? Number(match[1]) * 1024 : 0;
+  } catch {
+    return 0;
+  }
+}
+
+/** The renderer processes of the browser, by their PIDs. */
+async function rendererPids(browserSession) {
+  const { processInfo } = await browserSession.send(
+    'SystemInfo.getProcessInfo'
+  );
+  return processInfo
+    .filter(process => process.type === 'renderer')
+    .map(process => process.id);
+}
+
+/**
+ * Peak memory above the start while `task` runs in the page, in bytes: the
+ * V8 heap alone; the V8 heap plus ArrayBuffers (where downloaded and
+ * uploaded bytes live: `backingStorageSize`); and the resident memory of
+ * the renderer processes (the tab's memory as the system sees it, which
+ * also holds Blink's and the network's copies).
+ */
+async function peakMemory(page, session, browserSession, task, arg) {
   await session.send('HeapProfiler.collectGarbage');
-  const before = (await session.send('Runtime.getHeapUsage')).usedSize;
-  let peak = before;
+  const pids = await rendererPids(browserSession);
+  const usage = async () => {
+    const heap = await session.send('Runtime.getHeapUsage');
+    return {
+      heap: heap.usedSize,
+      buffers: heap.usedSize + (heap.backingStorageSize ?? 0),
+      rss: pids.reduce((sum, pid) => sum + residentBytes(pid), 0)
+    };
+  };
+  const before = await usage();
+  const peak = { ...before };
   let running = true;
   const poll = (async () => {
     while (running) {
-      const { usedSize } = await session.send('Runtime.getHeapUsage');
-      peak = Math.max(peak, usedSize);
+      const now = await usage();
+      for (const name of Object.keys(peak)) {
+        peak[name] = Math.max(peak[name], now[name]);
+      }
       await new Promise(resolve => setTimeout(resolve, 10));
     }
   })();
   await page.evaluate(task, arg);
   running = false;
   await poll;
-  return peak - before;
+  return Object.fromEntries(
+    Object.keys(peak).map(name => [name, peak[name] - before[name]])
+  );
 }
 
 async function measureTransfers(browser) {
@@ -174,6 +214,7 @@ async function measureTransfers(browser) {
   await openLab(page, `${config.labUrl}/lab`);
   await exposeBookshelf(page);
   const session = await context.newCDPSession(page);
+  const browserSession = await browser.newBrowserCDPSession();
   const times = {};
   for (const size of Object.keys(config.objects)) {
     times[size] = { clone: [], a: [], b: [], publish: [], c: [] };
@@ -257,9 +298,10 @@ async function measureTransfers(browser) {
     }
   }
   const largest = Object.keys(config.objects).pop();
-  const cloneHeap = await peakHeap(
+  const cloneMemory = await peakMemory(
     page,
     session,
+    browserSession,
     async key => {
       const model = await window.bookshelf.clone({
         s3_bucket: 'examples',
@@ -270,9 +312,10 @@ async function measureTransfers(browser) {
     },
     config.objects[largest]
   );
-  const publishHeap = await peakHeap(
+  const publishMemory = await peakMemory(
     page,
     session,
+    browserSession,
     async source => {
       await window.bookshelf.publish(source, { overwrite: true });
     },
@@ -285,7 +328,7 @@ async function measureTransfers(browser) {
       Object.entries(entry).map(([name, values]) => [name, median(values)])
     );
   }
-  return { medians, largest, cloneHeap, publishHeap };
+  return { medians, largest, cloneMemory, publishMemory };
 }
 
 (async () => {

@@ -501,6 +501,35 @@ describe('cloneObject', () => {
     });
   });
 
+  describe('a streamed download cut off half-way', () => {
+    const stream = { chunkSize: 16 * 1024, streamAbove: 64 * 1024 };
+
+    it('is cloned again from the start, and saved whole', async () => {
+      store = new FakeObjectStore({ cutStreams: 1, stepSize: 8 * 1024 });
+      store.addBucket('shared');
+      const bytes = randomBytes(200 * 1024, 21);
+      store.addObject('shared', 'data.bin', bytes);
+      deps = { ...deps, store };
+      await clone({ s3_key: 'data.bin' }, stream);
+      expect(bytesEqual(contents.readBytes('data.bin'), bytes)).toBe(true);
+      expect(contents.files()).toEqual(['data.bin']);
+      expect(
+        store.calls.filter(call => call.startsWith('getObject'))
+      ).toHaveLength(2);
+    });
+
+    it('every time is reported after three tries, and nothing is written', async () => {
+      store = new FakeObjectStore({ cutStreams: 99, stepSize: 8 * 1024 });
+      store.addBucket('shared');
+      store.addObject('shared', 'data.bin', randomBytes(200 * 1024, 22));
+      deps = { ...deps, store };
+      const error = await rejection(clone({ s3_key: 'data.bin' }, stream));
+      expect(error.code).toBe('Interrupted');
+      expect(error.detail).toMatchObject({ attempts: 3 });
+      expect(contents.files()).toEqual([]);
+    });
+  });
+
   describe('withoutByteOrderMark', () => {
     async function collect(pieces: number[][]): Promise<number[]> {
       async function* stream() {

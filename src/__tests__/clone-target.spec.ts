@@ -1,4 +1,4 @@
-import { dialogTarget } from '../clone/target';
+import { dialogTarget, treeFolder } from '../clone/target';
 
 describe('dialogTarget', () => {
   const browserAt = (folder: string) => {
@@ -60,5 +60,40 @@ describe('dialogTarget', () => {
       await dialogTarget({ targetPath: '', cwd: '', browserFolder })
     ).toEqual({ folder: '', name: '' });
     expect(browserFolder).not.toHaveBeenCalled();
+  });
+});
+
+describe('treeFolder', () => {
+  const folders = new Set(['lessons', 'lessons/week 1']);
+  const isDirectory = async (path: string) => {
+    if (path.includes('missing')) {
+      throw new Error('404');
+    }
+    return folders.has(path);
+  };
+
+  it.each([
+    ['no tree address', null, null],
+    ['/lab/tree/ (the root)', { browser: '', file: '' }, null],
+    ['a folder', { browser: '', file: 'lessons' }, 'lessons'],
+    [
+      'a folder with a space',
+      { browser: '', file: 'lessons/week 1/' },
+      'lessons/week 1'
+    ],
+    [
+      'a file: its folder',
+      { browser: '', file: 'lessons/intro.ipynb' },
+      'lessons'
+    ],
+    ['a file at the root', { browser: '', file: 'intro.ipynb' }, ''],
+    [
+      'file-browser-path wins',
+      { browser: 'lessons/week 1', file: 'other/intro.ipynb' },
+      'lessons/week 1'
+    ],
+    ['a path that cannot be read', { browser: '', file: 'missing/x' }, null]
+  ])('%s', async (_, paths, expected) => {
+    expect(await treeFolder(paths, isDirectory)).toBe(expected);
   });
 });

@@ -16,7 +16,7 @@ import type { ReadonlyPartialJSONObject } from '@lumino/coreutils';
 import { sizeLimitBytes } from '../clone/content';
 import { candidateNames } from '../clone/naming';
 import { readCloneQuery, validateCloneRequest } from '../clone/request';
-import { dialogTarget } from '../clone/target';
+import { dialogTarget, treeFolder } from '../clone/target';
 import { CommandIDs } from '../commands';
 import { isCancelled } from '../errors/errors';
 import { keyBaseName } from '../s3/names';
@@ -39,6 +39,8 @@ export interface ICloneContext {
   bookshelf: IBookshelf;
   trans: TranslationBundle;
   browser: IDefaultFileBrowser | null;
+  /** The folder or file of a /lab/tree/… address, which Lab opens. */
+  tree?: JupyterFrontEnd.ITreeResolver | null;
 }
 
 /**
@@ -235,13 +237,28 @@ async function revealInFileBrowser(
 /**
  * The folder the file browser shows. A link opens the dialog during
  * start-up: the browser's folder is the one Lab restores from the workspace
- * (the model starts at the root), so wait for that restore first.
+ * (the model starts at the root), so wait for that restore first. A
+ * /lab/tree/… address names the folder (or a file in it) that Lab opens
+ * after that restore: that folder.
  */
 async function shownFolder(
-  browser: IDefaultFileBrowser | null
+  context: ICloneContext,
+  fromLink: boolean
 ): Promise<string> {
+  const { app, browser, tree } = context;
   if (!browser) {
     return '';
+  }
+  // The address Lab was opened at: a link's, not the one of a later clone.
+  const paths = fromLink ? await tree?.paths : null;
+  const folder = await treeFolder(paths ?? null, async path => {
+    const model = await app.serviceManager.contents.get(path, {
+      content: false
+    });
+    return model.type === 'directory';
+  });
+  if (folder !== null) {
+    return folder;
   }
   await browser.model.restored;
   return browser.model.path;
@@ -255,13 +272,13 @@ export async function executeClone(
   context: ICloneContext,
   args: ReadonlyPartialJSONObject
 ): Promise<Contents.IModel | null> {
-  const { app, bookshelf, trans, browser } = context;
+  const { app, bookshelf, trans } = context;
   const text = (name: string) =>
     typeof args[name] === 'string' ? (args[name] as string) : '';
   const { folder, name } = await dialogTarget({
     targetPath: text('target_path'),
     cwd: typeof args.cwd === 'string' ? args.cwd : undefined,
-    browserFolder: () => shownFolder(browser)
+    browserFolder: () => shownFolder(context, args.fromLink === true)
   });
   const request = await showCloneDialog({
     initial: {

@@ -8,7 +8,11 @@ import {
   type TranslationBundle
 } from '@jupyterlab/translation';
 import { TRANSLATION_DOMAIN } from '../package';
-import { BookshelfError, throwIfAborted } from '../errors/errors';
+import {
+  BookshelfError,
+  isBookshelfError,
+  throwIfAborted
+} from '../errors/errors';
 import type { ICloneRequest, ITransferProgress } from '../tokens';
 import type { IObjectStore } from '../s3/types';
 import {
@@ -129,9 +133,16 @@ export async function cloneObject(
     DOWNLOAD_ATTEMPTS,
     signal,
     () => saveObject(deps, checked, target, options, trans),
-    isChecksumMismatch
+    error => isChecksumMismatch(error) || streamsCutOff.has(error as object)
   );
 }
+
+/**
+ * Streamed downloads cut off half-way (the connection lost, the server
+ * stopped): the store reads a whole download again itself, but a streamed
+ * one has been handed out piece by piece already, so the clone starts over.
+ */
+const streamsCutOff = new WeakSet<object>();
 
 /**
  * Download the object and save it at the target. The checks the save does
@@ -161,7 +172,7 @@ async function saveObject(
     // checked once saved, before its commit: by the server, which reads
     // it in pieces, or else by the page.
     const notebook = isNotebookName(target.name);
-    return writeAtTarget(
+    return writeStreamed(
       deps,
       target,
       {
@@ -214,6 +225,23 @@ async function saveObject(
  * (`checkSavedNotebook`); a smaller one in the page, while it is saved.
  */
 export const STREAM_ABOVE_BYTES = 8 * 1024 * 1024;
+
+/**
+ * `writeAtTarget` of a streamed download, marking a cut-off as one to try
+ * again (see `streamsCutOff`).
+ */
+async function writeStreamed(
+  ...args: Parameters<typeof writeAtTarget>
+): Promise<Contents.IModel> {
+  try {
+    return await writeAtTarget(...args);
+  } catch (error) {
+    if (isBookshelfError(error, 'Interrupted')) {
+      streamsCutOff.add(error);
+    }
+    throw error;
+  }
+}
 
 function isNotebookName(name: string): boolean {
   return name.endsWith('.ipynb');

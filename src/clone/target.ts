@@ -60,3 +60,37 @@ export async function dialogTarget(
   }
   return { folder: folder === '.' ? '' : folder, name };
 }
+
+/**
+ * The folder a /lab/tree/… (or Notebook's /tree/…) address makes the file
+ * browser show: its `file-browser-path`, else the path itself when it is a
+ * folder, else the path's folder (a file is opened, its folder shown).
+ * Null without a tree address, or when its path cannot be read. Lab goes
+ * there after restoring the workspace's folder, so a link's dialog cannot
+ * wait for the file browser instead.
+ */
+export async function treeFolder(
+  paths: { browser: string; file: string } | null,
+  isDirectory: (path: string) => Promise<boolean>
+): Promise<string | null> {
+  const clean = (path: string) => path.replace(/^\/+|\/+$/g, '');
+  if (!paths) {
+    return null;
+  }
+  if (clean(paths.browser)) {
+    return clean(paths.browser);
+  }
+  const file = clean(paths.file ?? '');
+  if (!file) {
+    return null;
+  }
+  try {
+    if (await isDirectory(file)) {
+      return file;
+    }
+    const folder = PathExt.dirname(file);
+    return folder === '.' ? '' : folder;
+  } catch {
+    return null;
+  }
+}

@@ -39,7 +39,8 @@ export const clonePlugin: JupyterFrontEndPlugin<void> = {
     ICommandPalette,
     IDefaultFileBrowser,
     IRouter,
-    ILauncher
+    ILauncher,
+    JupyterFrontEnd.ITreeResolver
   ],
   activate: (
     app: JupyterFrontEnd,
@@ -48,10 +49,11 @@ export const clonePlugin: JupyterFrontEndPlugin<void> = {
     palette: ICommandPalette | null,
     browser: IDefaultFileBrowser | null,
     router: IRouter | null,
-    launcher: ILauncher | null
+    launcher: ILauncher | null,
+    tree: JupyterFrontEnd.ITreeResolver | null
   ) => {
     const trans = (translator ?? nullTranslator).load(TRANSLATION_DOMAIN);
-    const context: ICloneContext = { app, bookshelf, trans, browser };
+    const context: ICloneContext = { app, bookshelf, trans, browser, tree };
     // The dialog and the clone code load on first use.
     const actions = () => import('../actions/clone');
 

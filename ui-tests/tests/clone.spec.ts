@@ -5,6 +5,7 @@ import * as path from 'path';
 import {
   callBookshelf,
   coreSettings,
+  filesInFolder,
   fixture,
   getObject,
   listFolder,
@@ -13,7 +14,13 @@ import {
   readFile
 } from './helpers';
 import { expect, test } from './fixtures';
-import { cloneDialog, startCommand, toast } from './pages';
+import {
+  cloneDialog,
+  confirmClone,
+  followCloneLink,
+  startCommand,
+  toast
+} from './pages';
 
 async function cloneError(
   page: IJupyterLabPageFixture,
@@ -184,19 +191,70 @@ test.describe('clone by link', () => {
       );
       // The file browser shows the same folder.
       expect(await page.filebrowser.getCurrentDirectory()).toBe(folder);
-      await dialog.getByRole('button', { name: 'Clone' }).click();
-      await expect(
-        toast(page, `Cloned s3://examples/intro.ipynb to ${folder}/intro.ipynb`)
-      ).toBeVisible({ timeout: 30000 });
+      await confirmClone(
+        page,
+        's3://examples/intro.ipynb',
+        `${folder}/intro.ipynb`
+      );
       const original = await getObject('examples', 'intro.ipynb');
-      // The notebook opened, so Jupyter made its checkpoint folder too.
-      expect(
-        namesOnDisk(folder).filter(name => name !== '.ipynb_checkpoints')
-      ).toEqual(['intro.ipynb']);
+      expect(filesInFolder(folder)).toEqual(['intro.ipynb']);
       expect(await readFile(page, `${folder}/intro.ipynb`)).toBe(
         original!.body.toString('utf8')
       );
       expect(namesOnDisk(tmpPath)).toEqual(['lessons']);
+    });
+  }
+
+  for (const opened of ['the folder', 'a notebook in the folder'] as const) {
+    test(`a link on a /lab/tree address of ${opened} proposes that folder, and clones there`, async ({
+      page,
+      tmpPath
+    }) => {
+      const folder = `${tmpPath}/week 1`;
+      await page.contents.createDirectory(folder);
+      await page.contents.uploadContent(
+        JSON.stringify({
+          cells: [],
+          metadata: {},
+          nbformat: 4,
+          nbformat_minor: 5
+        }),
+        'text',
+        `${folder}/notes.ipynb`
+      );
+      // The person's workspace keeps another folder, which Lab restores
+      // first, before it goes to the address's.
+      const elsewhere = `${tmpPath}/elsewhere`;
+      await page.contents.createDirectory(elsewhere);
+      const saved = page.waitForRequest(
+        request =>
+          request.method() === 'PUT' &&
+          /\/api\/workspaces\//.test(request.url()) &&
+          (request.postData() ?? '').includes(`"path":"${elsewhere}"`)
+      );
+      await page.filebrowser.refresh();
+      expect(await page.filebrowser.openDirectory(elsewhere)).toBe(true);
+      await saved;
+      const tree = opened === 'the folder' ? folder : `${folder}/notes.ipynb`;
+      // As a person who follows a link that a course page built from the
+      // folder's address: Lab opens there, and the dialog over it.
+      const dialog = await followCloneLink(
+        page,
+        `/lab/tree/${tree.split('/').map(encodeURIComponent).join('/')}?bookshelf-clone&s3_bucket=examples&s3_key=intro.ipynb`,
+        /\/lab/
+      );
+      await expect(dialog.locator('input[name="folder"]')).toHaveValue(folder);
+      await confirmClone(
+        page,
+        's3://examples/intro.ipynb',
+        `${folder}/intro.ipynb`
+      );
+      const original = await getObject('examples', 'intro.ipynb');
+      expect(filesInFolder(folder)).toEqual(['intro.ipynb', 'notes.ipynb']);
+      expect(await readFile(page, `${folder}/intro.ipynb`)).toBe(
+        original!.body.toString('utf8')
+      );
+      expect(namesOnDisk(tmpPath)).toEqual(['elsewhere', 'week 1']);
     });
   }
 

@@ -234,6 +234,31 @@ test.describe('clone through a failing network', () => {
     });
   }
 
+  test('a download above 8 MiB cut off once, saved while it came, is cloned again whole', async ({
+    lab,
+    tmpPath
+  }) => {
+    const bigKey = `faults/${uid()}/big.ipynb`;
+    const big = notebook(`Big ${bigKey}`, 12 * 1024 * 1024);
+    await putObject('examples', bigKey, big, 'application/x-ipynb+json');
+    await addFault({
+      method: 'GET',
+      path: `/examples/${bigKey}`,
+      fault: { type: 'drop', after: 9 * 1024 * 1024 }
+    });
+    const model = await callBookshelf<any>(lab, 'clone', {
+      s3_bucket: 'examples',
+      s3_key: bigKey,
+      target_path: `${tmpPath}/`
+    });
+    expect(model.path).toBe(`${tmpPath}/big.ipynb`);
+    expect(md5(await readFile(lab, model.path))).toBe(md5(big));
+    const gets = await proxyLog(`/examples/${bigKey}`);
+    expect(gets.map(entry => entry.outcome)).toEqual(['dropped', 'forwarded']);
+    expect(await listFolder(lab, tmpPath)).toEqual(['big.ipynb']);
+    await noPartialFiles();
+  });
+
   test('a body cut short with a matching length is caught by the checksum', async ({
     lab,
     tmpPath

@@ -530,6 +530,14 @@ export function namesOnDisk(folder: string): string[] {
 }
 
 /**
+ * The names in a folder on disk but Jupyter's checkpoint folder (made when
+ * a notebook is opened).
+ */
+export function filesInFolder(folder: string): string[] {
+  return namesOnDisk(folder).filter(name => name !== '.ipynb_checkpoints');
+}
+
+/**
  * Settings for `test.use({ mockSettings })`: Galata's defaults, with these
  * Bookshelf settings on top of the administrator's.
  */

@@ -9,8 +9,15 @@ import { expect, test } from '@jupyterlab/galata';
 import type { IJupyterLabPageFixture } from '@jupyterlab/galata';
 import type { Page } from '@playwright/test';
 
-import { getObject, notebookText, readFile } from './helpers';
-import { cloneDialog, publishDialog, startCommand, toast } from './pages';
+import { filesInFolder, getObject, notebookText, readFile } from './helpers';
+import {
+  cloneDialog,
+  confirmClone,
+  followCloneLink,
+  publishDialog,
+  startCommand,
+  toast
+} from './pages';
 
 const NOTEBOOK_URL = `http://127.0.0.1:${process.env.BOOKSHELF_TEST_NOTEBOOK_PORT}`;
 
@@ -126,6 +133,27 @@ test.describe('Notebook 7', () => {
     const cloned = JSON.parse(await readFile(page, `${tmpPath}/q3.ipynb`));
     expect(cloned.nbformat).toBe(4);
     await notebookPage.close();
+  });
+
+  test('a clone link on a /tree address of a folder proposes that folder', async ({
+    page,
+    tmpPath
+  }) => {
+    const folder = `${tmpPath}/week 1`;
+    await page.contents.createDirectory(folder);
+    // A link a course page built from the folder's address.
+    const dialog = await followCloneLink(
+      page,
+      `${NOTEBOOK_URL}/tree/${folder.split('/').map(encodeURIComponent).join('/')}?bookshelf-clone&s3_bucket=examples&s3_key=intro.ipynb`,
+      /\/tree/
+    );
+    await expect(dialog.locator('input[name="folder"]')).toHaveValue(folder);
+    await confirmClone(
+      page,
+      's3://examples/intro.ipynb',
+      `${folder}/intro.ipynb`
+    );
+    expect(filesInFolder(folder)).toEqual(['intro.ipynb']);
   });
 
   test('the clone dialog from the command names the free name', async ({

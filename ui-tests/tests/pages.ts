@@ -56,6 +56,38 @@ export async function cloneInDialog(
 }
 
 /**
+ * Follow a clone link as a person's click does (Galata's goto expects an
+ * application page), to the page at `landsAt`; resolves to its clone
+ * dialog, once shown.
+ */
+export async function followCloneLink(
+  page: Page,
+  url: string,
+  landsAt: RegExp
+): Promise<Locator> {
+  await page.evaluate(url => window.location.assign(url), url);
+  await page.waitForURL(landsAt);
+  const dialog = cloneDialog(page);
+  await expect(dialog).toBeVisible({ timeout: 30000 });
+  return dialog;
+}
+
+/**
+ * The open clone dialog's Clone button, then the notification that
+ * `source` (s3://bucket/key) was cloned to `path`.
+ */
+export async function confirmClone(
+  page: Page,
+  source: string,
+  path: string
+): Promise<void> {
+  await cloneDialog(page).getByRole('button', { name: 'Clone' }).click();
+  await expect(toast(page, `Cloned ${source} to ${path}`)).toBeVisible({
+    timeout: 30000
+  });
+}
+
+/**
  * The publish dialog for `path`, then its accept button ("Publish", or
  * "Replace" when the object exists) once it knows what S3 holds.
  */

@@ -78,6 +78,12 @@ export interface IFakeStoreOptions {
    * put, as s3rver and some other S3-compatible servers do.
    */
   ignoreConditions?: boolean;
+  /**
+   * How many streamed downloads, from the first, are cut off half-way (the
+   * connection lost, or the server stopped): their pieces end with the
+   * store's `Interrupted`, after the bytes that came.
+   */
+  cutStreams?: number;
 }
 
 /**
@@ -93,6 +99,8 @@ export interface IFakePut {
 
 export class FakeObjectStore implements IObjectStore {
   constructor(readonly options: IFakeStoreOptions = {}) {}
+
+  private _cutStreams = 0;
 
   /** Every call, as `method bucket/key`. */
   readonly calls: string[] = [];
@@ -205,7 +213,12 @@ export class FakeObjectStore implements IObjectStore {
         ? {
             ...data,
             bytes: new Uint8Array(0),
-            pieces: pieces(data.bytes, stepSize, options),
+            pieces: pieces(
+              data.bytes,
+              stepSize,
+              options,
+              this._cutStreams++ < (this.options.cutStreams ?? 0)
+            ),
             verify: data.verify ?? (() => undefined)
           }
         : data;
@@ -452,11 +465,18 @@ function delay(ms: number): Promise<void> {
 async function* pieces(
   bytes: Uint8Array,
   size: number,
-  options: IGetObjectOptions
+  options: IGetObjectOptions,
+  cut = false
 ): AsyncGenerator<Uint8Array> {
   for (let start = 0; start < bytes.length; start += size) {
     await delay(0);
     cancelIfAborted(options.signal);
+    if (cut && start >= bytes.length / 2) {
+      throw new BookshelfError({
+        code: 'Interrupted',
+        detail: { loaded: start, total: bytes.length }
+      });
+    }
     const piece = bytes.slice(start, start + size);
     options.onProgress?.(start + piece.length, bytes.length);
     yield piece;
