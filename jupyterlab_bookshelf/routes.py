@@ -29,6 +29,7 @@ from .commit import PARTIAL_SUFFIX, Committer
 from .deployment import link_base
 from .errors import BookshelfError, finish_error
 from .hub_credentials import HubCredentialsHandler
+from .publishing import NOTEBOOK_EXTENSION
 from .server_access import S3Settings
 from .server_access.clone import (
     check_notebook_file,
@@ -36,7 +37,7 @@ from .server_access.clone import (
     invalid_request,
     server_clone,
 )
-from .server_access.publish import server_publish, upload_progress
+from .server_access.publish import check_publishable_file, server_publish, upload_progress
 from .server_access.transfers import start_check
 from .settings import allowed_buckets, effective_settings, features, settings_paths
 from .validation import (
@@ -422,7 +423,12 @@ class CheckHandler(_BookshelfMixin, APIHandler):
     ``check_notebook_stream`` and memory flat in its size: the browser streams large notebooks
     to the server instead of holding them whole to check them. 200 ``{"checked": "notebook"}``,
     or 400 ``NotANotebook`` saying why; 501 where the files are not on this server's disk (the
-    browser then checks the file itself)."""
+    browser then checks the file itself).
+
+    With ``"purpose": "publish"`` and ``"part_size"``, the path is a saved notebook that the
+    browser uploads in parts meanwhile: checked with the publish's rules, and the answer adds
+    the file's ``size`` and multipart ``etag``, which the browser compares with what it sent
+    before it completes the upload (a file saved again meanwhile is not published)."""
 
     # It reads a file of the tree.
     auth_resource = "contents"
@@ -432,7 +438,7 @@ class CheckHandler(_BookshelfMixin, APIHandler):
     async def post(self) -> None:
         try:
             body = json.loads(self.request.body or b"null")
-            path = read_check_request(body, bool(self.contents_manager.allow_hidden))
+            path, part_size = read_check_request(body, bool(self.contents_manager.allow_hidden))
         except ValueError:
             finish_error(self, BookshelfError("InvalidRequest", "The body is not JSON."))
             return
@@ -453,22 +459,32 @@ class CheckHandler(_BookshelfMixin, APIHandler):
         if not await ensure_async(cm.file_exists(path)):
             finish_error(
                 self,
-                BookshelfError(
-                    "ReadFailed", "path: the temporary file does not exist.", field="path"
-                ),
+                BookshelfError("ReadFailed", "path: the file does not exist.", field="path"),
             )
             return
+        os_path = cm._get_os_path(path)
         try:
-            await asyncio.wrap_future(start_check(check_notebook_file, cm._get_os_path(path)))
+            if part_size is None:
+                answer = {}
+                await asyncio.wrap_future(start_check(check_notebook_file, os_path))
+            else:
+                answer = await asyncio.wrap_future(
+                    start_check(check_publishable_file, os_path, part_size)
+                )
         except BookshelfError as error:
             finish_error(self, error)
             return
         self.set_header("Content-Type", "application/json")
-        self.finish(json.dumps({"checked": "notebook"}))
+        self.finish(json.dumps({"checked": "notebook", **answer}))
 
 
-def read_check_request(body: Any, allow_hidden: bool) -> str:
-    """The temporary path of a check request; raises ``BookshelfError`` (400)."""
+#: The part sizes a check may hash by: S3's smallest part but the last, to its largest.
+_PART_SIZES = (5 * 1024**2, 5 * 1024**3)
+
+
+def read_check_request(body: Any, allow_hidden: bool) -> tuple[str, int | None]:
+    """The path of a check request, and the part size of a publish's check (None for a
+    clone's); raises ``BookshelfError`` (400)."""
     if not isinstance(body, dict):
         raise BookshelfError(
             "InvalidRequest", "A check request is a JSON object with path and check."
@@ -481,11 +497,29 @@ def read_check_request(body: Any, allow_hidden: bool) -> str:
         if isinstance(path, str) and path
         else "a path is required"
     )
-    if problem is None and not path.endswith(PARTIAL_SUFFIX):
+    purpose = body.get("purpose", "clone")
+    if purpose not in ("clone", "publish"):
+        raise BookshelfError("InvalidRequest", "purpose: 'clone' or 'publish'.", "purpose")
+    if problem is None and purpose == "clone" and not path.endswith(PARTIAL_SUFFIX):
         problem = f"only temporary files of Bookshelf (ending in {PARTIAL_SUFFIX}) are checked"
+    if problem is None and purpose == "publish" and not path.endswith(NOTEBOOK_EXTENSION):
+        problem = f"only notebooks (ending in {NOTEBOOK_EXTENSION}) are published"
     if problem is not None:
         raise BookshelfError("InvalidRequest", f"path: {problem}.", "path")
-    return path
+    if purpose == "clone":
+        return path, None
+    part_size = body.get("part_size")
+    if (
+        not isinstance(part_size, int)
+        or isinstance(part_size, bool)
+        or not _PART_SIZES[0] <= part_size <= _PART_SIZES[1]
+    ):
+        raise BookshelfError(
+            "InvalidRequest",
+            f"part_size: a whole number of bytes from {_PART_SIZES[0]} to {_PART_SIZES[1]}.",
+            "part_size",
+        )
+    return path, part_size
 
 
 #: Error codes of the contents manager's statuses (BookshelfError codes).

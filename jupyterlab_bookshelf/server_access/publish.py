@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import hashlib
 import io
 import json
 import os
@@ -604,3 +605,55 @@ async def server_publish(
         link["s3_version_id"] = result["version_id"]
     result["clone_url"] = f"{clone_base}?{clone_link_query(link)}"
     return status, result
+
+
+class _PartHashes:
+    """A file read through, hashed part by part as S3 hashes a multipart upload's parts."""
+
+    def __init__(self, file: BinaryIO, part_size: int) -> None:
+        self._file = file
+        self._part_size = part_size
+        self._digests: list[bytes] = []
+        self._part = hashlib.md5()
+        self._in_part = 0
+        self.size = 0
+
+    def read(self, size: int = -1) -> bytes:
+        chunk = self._file.read(size)
+        view = memoryview(chunk)
+        while view:
+            count = min(self._part_size - self._in_part, len(view))
+            self._part.update(view[:count])
+            self._in_part += count
+            view = view[count:]
+            if self._in_part == self._part_size:
+                self._digests.append(self._part.digest())
+                self._part, self._in_part = hashlib.md5(), 0
+        self.size += len(chunk)
+        return chunk
+
+    def tell(self) -> int:
+        return self._file.tell()
+
+    def seek(self, offset: int, whence: int = 0) -> int:
+        # Only a failed check goes back (to quote the text near the error).
+        return self._file.seek(offset, whence)
+
+    def etag(self) -> str:
+        """The ETag of the bytes uploaded in parts (the MD5 of the parts' MD5s, and their
+        number), once the file is read to its end."""
+        while self.read(READ_SIZE):
+            pass
+        digests = self._digests + ([self._part.digest()] if self._in_part or not self.size else [])
+        return f'"{hashlib.md5(b"".join(digests)).hexdigest()}-{len(digests)}"'
+
+
+def check_publishable_file(os_path: str, part_size: int) -> dict[str, Any]:
+    """The publish's notebook check of a saved file, read in pieces (memory flat in its size),
+    with what the browser compares with the bytes it uploaded in parts of ``part_size``: the
+    file's size and multipart ETag. Raises ``BookshelfError`` (``NotANotebook``)."""
+    with open(os_path, "rb") as file:
+        hashed = _PartHashes(file, part_size)
+        check_notebook_stream(hashed, "publish")  # type: ignore[arg-type]
+        etag = hashed.etag()
+        return {"size": hashed.size, "etag": etag}

@@ -426,3 +426,84 @@ def test_check_of_a_missing_file_is_404(run, post_check):
     response = run(post_check({"path": temporary("gone.ipynb"), "check": "notebook"}))
     assert response.code == 404
     assert json.loads(response.body)["code"] == "ReadFailed"
+
+
+# The publish's check: a saved notebook the browser uploads in parts meanwhile
+
+PART = 5 * 1024 * 1024
+
+
+def multipart_etag_from_s3(data: bytes, part_size: int) -> str:
+    """The ETag an S3 implementation (moto, in this process) gives ``data`` uploaded in parts
+    of ``part_size``."""
+    import boto3
+    from moto import mock_aws
+
+    with mock_aws():
+        s3 = boto3.client("s3", region_name="us-east-1")
+        s3.create_bucket(Bucket="parts")
+        upload = s3.create_multipart_upload(Bucket="parts", Key="nb.ipynb")["UploadId"]
+        parts = []
+        for number, start in enumerate(range(0, len(data), part_size), 1):
+            answer = s3.upload_part(
+                Bucket="parts",
+                Key="nb.ipynb",
+                UploadId=upload,
+                PartNumber=number,
+                Body=data[start : start + part_size],
+            )
+            parts.append({"PartNumber": number, "ETag": answer["ETag"]})
+        done = s3.complete_multipart_upload(
+            Bucket="parts", Key="nb.ipynb", UploadId=upload, MultipartUpload={"Parts": parts}
+        )
+        return done["ETag"]
+
+
+@pytest.mark.parametrize("extra", [0, 1, PART - 1])
+def test_publish_check_answers_the_size_and_multipart_etag(run, post_check, save, extra):
+    cells = [{"cell_type": "raw", "metadata": {}, "source": "x" * 1000}] * 11000
+    data = json.dumps({**NOTEBOOK_V4, "cells": cells}).encode()
+    data = data[:-1] + b" " * extra + b"}\n"
+    run(save("big.ipynb", data))
+    response = run(
+        post_check(
+            {"path": "big.ipynb", "check": "notebook", "purpose": "publish", "part_size": PART}
+        )
+    )
+    assert response.code == 200
+    reply = json.loads(response.body)
+    assert reply == {
+        "checked": "notebook",
+        "size": len(data),
+        "etag": multipart_etag_from_s3(data, PART),
+    }
+
+
+def test_publish_check_applies_the_publish_rules(run, post_check, save):
+    run(save("old.ipynb", json.dumps(NOTEBOOK_V3).encode()))
+    body = {"path": "old.ipynb", "check": "notebook", "purpose": "publish", "part_size": PART}
+    response = run(post_check(body))
+    assert response.code == 400
+    reply = json.loads(response.body)
+    assert reply["code"] == "NotANotebook"
+    assert "nbformat" in reply["message"]
+
+
+@pytest.mark.parametrize(
+    "change, field",
+    [
+        ({"path": "a.txt"}, "path"),
+        ({"purpose": "print"}, "purpose"),
+        ({"part_size": None}, "part_size"),
+        ({"part_size": 1024}, "part_size"),
+        ({"part_size": True}, "part_size"),
+        ({"part_size": "8388608"}, "part_size"),
+    ],
+)
+def test_publish_check_refuses_an_invalid_request(run, post_check, change, field):
+    body = {"path": "a.ipynb", "check": "notebook", "purpose": "publish", "part_size": PART}
+    response = run(post_check({**body, **change}))
+    assert response.code == 400
+    reply = json.loads(response.body)
+    assert reply["code"] == "InvalidRequest"
+    assert reply.get("field") == field

@@ -182,6 +182,24 @@ describe('showPublishDialog', () => {
     document.body.innerHTML = '';
   });
 
+  it('offers nothing to publish before it has looked at the destination', async () => {
+    const user = userEvent.setup();
+    const result = showPublishDialog({
+      trans,
+      bucket: BUCKET,
+      prefix: PREFIX,
+      path: 'week1/q3.ipynb',
+      policy: 'confirm',
+      lookUp: () => new Promise(() => undefined)
+    });
+    const dialog = await shownDialog('Publish Notebook');
+    expect(
+      within(dialog).getByRole('button', { name: 'Publish' })
+    ).toBeDisabled();
+    await user.keyboard('{Enter}');
+    await expect(result).resolves.toBeNull();
+  });
+
   it('publishes a new destination with Publish', async () => {
     const user = userEvent.setup();
     const result = open({});

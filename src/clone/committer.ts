@@ -63,7 +63,9 @@ export class ServerCommitter implements ICommitter {
       // Another drive: not a file of this server (see `commit`).
       return Promise.resolve(false);
     }
-    return checkOnServer(this._settings, temporaryPath);
+    return checkOnServer(this._settings, temporaryPath).then(
+      checked => checked !== null
+    );
   }
 
   async commit(
@@ -118,22 +120,47 @@ export class ServerCommitter implements ICommitter {
  * `POST {baseUrl}api/bookshelf/check`: the same server extension's check of
  * a saved temporary file, before its commit.
  */
-async function checkOnServer(
+/**
+ * What the server's check of a saved file answers: for a publish's check,
+ * the file's size and its ETag when uploaded in parts of the size given.
+ */
+export interface IServerCheck {
+  size?: number;
+  etag?: string;
+}
+
+/**
+ * `POST {baseUrl}api/bookshelf/check`: check the file at `path` as a
+ * notebook on the server, which reads it in pieces. With `partSize`, the
+ * path is a saved notebook to publish (the publish's rules), and the
+ * answer has its size and multipart ETag. Resolves to null when the
+ * server cannot check it (no server extension, an older one, files not on
+ * its disk); rejects with `NotANotebook` saying why it is not one.
+ */
+export async function checkOnServer(
   settings: ServerConnection.ISettings,
-  temporaryPath: string
-): Promise<boolean> {
+  path: string,
+  partSize?: number
+): Promise<IServerCheck | null> {
   const url = URLExt.join(settings.baseUrl, 'api', 'bookshelf', 'check');
+  const request =
+    partSize === undefined
+      ? { path, check: 'notebook' }
+      : { path, check: 'notebook', purpose: 'publish', part_size: partSize };
   const response = await ServerConnection.makeRequest(
     url,
-    {
-      method: 'POST',
-      body: JSON.stringify({ path: temporaryPath, check: 'notebook' })
-    },
+    { method: 'POST', body: JSON.stringify(request) },
     settings
   );
   const body = await response.json().catch(() => null);
   if (response.status === 200 && body?.checked === 'notebook') {
-    return true;
+    if (partSize === undefined) {
+      return {};
+    }
+    // An older server checks without answering these: as if it could not.
+    return typeof body.size === 'number' && typeof body.etag === 'string'
+      ? { size: body.size, etag: body.etag }
+      : null;
   }
   if (response.status === 400 && body?.code === 'NotANotebook') {
     // The server's words: the rules and their messages are the browser's
@@ -143,7 +170,7 @@ async function checkOnServer(
       detail: { message: String(body.message) }
     });
   }
-  return false;
+  return null;
 }
 
 function isModel(body: unknown): body is Contents.IModel {

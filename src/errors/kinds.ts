@@ -106,7 +106,7 @@ export interface IBookshelfErrorDetails {
     reason: 'network' | 'unreachable' | 'timeout';
   };
   SlowDown: IS3Context;
-  ServerError: IS3Context & { reason?: 'no-body' };
+  ServerError: IS3Context & { reason?: 'no-body' | 'no-upload-id' };
   NotANotebook: {
     message: string;
     /** What is wrong with the content. */
@@ -156,7 +156,12 @@ export interface IBookshelfErrorDetails {
     | { reason: 'endpoint-cross-origin'; url: string };
   Cancelled: { reason?: 'credentials-cancelled' };
   SaveFailed: { message: string; folder: string; status?: number };
-  ReadFailed: { path: string; jupyterStatus?: number };
+  ReadFailed: {
+    path: string;
+    jupyterStatus?: number;
+    /** The file was saved again while it was read for a publish. */
+    reason?: 'saved-meanwhile';
+  };
   Corrupted: IS3Context &
     ITries &
     (

@@ -370,22 +370,32 @@ export const ERROR_MESSAGES: {
       'Check that the Jupyter server is running and that you may write to the folder, then try again.'
     )
   }),
-  ReadFailed: (detail, trans) => ({
-    title: trans.__('Could not read the notebook'),
-    message: detail.jupyterStatus
-      ? trans.__(
-          "The Jupyter server could not read '%1' (HTTP %2); nothing was published.",
-          detail.path,
-          String(detail.jupyterStatus)
-        )
-      : trans.__(
-          "The Jupyter server could not read '%1'; nothing was published.",
-          detail.path
-        ),
-    fix: trans.__(
-      'Check that the Jupyter server is running and the file is still there, then publish again.'
-    )
-  }),
+  ReadFailed: (detail, trans) =>
+    detail.reason === 'saved-meanwhile'
+      ? {
+          title: trans.__('The notebook changed while it was published'),
+          message: trans.__(
+            "'%1' was saved again while it was being published, so nothing was published.",
+            detail.path
+          ),
+          fix: trans.__('Publish again to publish the version saved now.')
+        }
+      : {
+          title: trans.__('Could not read the notebook'),
+          message: detail.jupyterStatus
+            ? trans.__(
+                "The Jupyter server could not read '%1' (HTTP %2); nothing was published.",
+                detail.path,
+                String(detail.jupyterStatus)
+              )
+            : trans.__(
+                "The Jupyter server could not read '%1'; nothing was published.",
+                detail.path
+              ),
+          fix: trans.__(
+            'Check that the Jupyter server is running and the file is still there, then publish again.'
+          )
+        },
   Corrupted: (detail, trans) => {
     const what = s3Path(detail) || trans.__('the object');
     let message: string;

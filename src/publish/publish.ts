@@ -18,9 +18,10 @@ import {
 } from '../errors/errors';
 import publishRules from '../rules/publish.json';
 import { ruleMessage } from '../rules/translate';
-import { etagMd5, sha256Digest } from '../s3/integrity';
+import { sha256Digest } from '../s3/integrity';
 import { Md5, md5, toHex } from '../s3/md5';
 import type { IObjectHead, IObjectStore, IPutObjectResult } from '../s3/types';
+import type { IServerCheck } from '../clone/committer';
 import type {
   IBookshelfSettings,
   IPublishBody,
@@ -40,7 +41,12 @@ import {
   type IConditionalWrites,
   requiredCondition
 } from './conditional';
+import { MULTIPART_ABOVE, PART_SIZE, uploadInParts } from './multipart';
 import { decideOverwrite, type PutCondition } from './overwrite';
+
+// Loaded with this module on first publish, not at start-up.
+export { checkOnServer } from '../clone/committer';
+export { probeConditionalCompletes } from './conditional';
 
 /**
  * The media type of a published notebook.
@@ -55,22 +61,49 @@ export interface IPublishDeps {
   store: IObjectStore;
   contents: { get: Contents.IManager['get'] };
   /**
-   * Read a saved file's bytes as they are on disk (the server's `/files/`
+   * Open a saved file's bytes as they are on disk (the server's `/files/`
    * path): faster than a contents model, whose JSON wraps and escapes the
-   * text. Resolves to null for a missing file. Without it, the contents
-   * manager is used. `onChunk` is given the bytes as they arrive, to hash
-   * them meanwhile.
+   * text, and readable as it arrives. Resolves to null for a missing file.
+   * Without it, the contents manager is used.
    */
-  readBytes?: (
-    path: string,
-    onChunk?: (chunk: Uint8Array) => void
-  ) => Promise<Uint8Array | null>;
+  openSaved?: (path: string) => Promise<ISavedFile | null>;
+  /**
+   * Check the saved notebook at `path` on the server (memory flat in its
+   * size), answering its size and its ETag when uploaded in parts of
+   * `partSize` (see `checkOnServer`); null when the server cannot. A
+   * notebook larger than `multipart.above` is published in parts only when
+   * the server can check it.
+   */
+  checkSaved?: (path: string, partSize: number) => Promise<IServerCheck | null>;
+  /**
+   * As `conditionalWrites`, for the completion of a multipart upload.
+   */
+  conditionalCompletes?: (bucket: string) => Promise<IConditionalWrites>;
+  /**
+   * Above which size, and in parts of which size, a saved notebook is
+   * published in parts. Default: `MULTIPART_ABOVE` and `PART_SIZE`.
+   */
+  multipart?: { above: number; partSize: number };
   /**
    * Whether the S3 service honours conditional writes in `bucket` (see
    * `probeConditionalWrites`; the model remembers the answer for the
    * session). Asked before a put whose protection depends on them.
    */
   conditionalWrites: (bucket: string) => Promise<IConditionalWrites>;
+}
+
+/**
+ * A saved file being read.
+ */
+export interface ISavedFile {
+  /** Its size, when the server announced it. */
+  size?: number;
+  /** Its bytes, whole; `onChunk` is given them as they arrive. */
+  bytes(onChunk?: (chunk: Uint8Array) => void): Promise<Uint8Array>;
+  /** Its bytes as they arrive (read either these or `bytes`, once). */
+  pieces(): AsyncIterable<Uint8Array>;
+  /** Let go of it unread. */
+  release(): void;
 }
 
 /**
@@ -153,19 +186,116 @@ export async function publishNotebook(
   );
   const where = s3Path(bucket, key);
   throwIfAborted(signal);
-
-  // The MD5 of a saved file is computed while it arrives.
-  const hash = new Md5();
-  const bytes = options.body
-    ? notebookBodyBytes(path, options.body, trans)
-    : await readSavedNotebook(deps, path, hash, trans);
-  throwIfAborted(signal);
-  const digests = {
-    md5: hash.bytesHashed === bytes.length ? hash.digest() : undefined,
-    // Web Crypto hashes on another thread while the notebook is checked.
-    sha256: sha256Digest(bytes)
+  const multipart = deps.multipart ?? {
+    above: MULTIPART_ABOVE,
+    partSize: PART_SIZE
   };
-  checkPublishable(path, bytes, trans);
+
+  // A large saved notebook is read as it is uploaded in parts (and checked
+  // on the server meanwhile); anything else is read whole and checked here.
+  let saved: ISavedFile | null = null;
+  let whole: IWholeNotebook | null = null;
+  if (options.body) {
+    whole = wholeNotebook(notebookBodyBytes(path, options.body, trans));
+  } else {
+    saved = await openSavedFile(deps, path, trans);
+    if (
+      !saved ||
+      saved.size === undefined ||
+      saved.size <= multipart.above ||
+      !deps.checkSaved ||
+      !deps.conditionalCompletes
+    ) {
+      whole = await readWhole(deps, path, saved, trans);
+    }
+  }
+  const decision = await decideWrite(
+    deps,
+    { path, bucket, key, where, options, trans },
+    saved,
+    whole
+  ).catch(error => {
+    saved?.release();
+    throw error;
+  });
+  whole = decision.whole;
+  throwIfAborted(signal);
+
+  const write: IWrite = {
+    store: deps.store,
+    bucket,
+    key,
+    where,
+    condition: decision.condition,
+    replaceAnyway: settings.overwritePolicy === 'always',
+    trans
+  };
+  let result: IPutObjectResult | null = null;
+  if (!whole) {
+    result = await publishInParts(deps, path, saved!, write, {
+      partSize: multipart.partSize,
+      signal,
+      onProgress: options.onProgress
+    });
+  }
+  if (!result) {
+    if (!whole) {
+      // The server could not check it: whole, then.
+      whole = await readWhole(deps, path, null, trans);
+      checkPublishable(path, whole.bytes, trans);
+      await refuseIgnoredCondition(deps, write, decision.needed);
+    }
+    result = await putWhole(write, whole, {
+      signal,
+      onProgress: options.onProgress
+    });
+  }
+
+  const published: IPublishResult = {
+    s3_path: where,
+    clone_url: cloneUrl(options.serverOrigin, options.baseUrl, {
+      s3_bucket: bucket,
+      s3_key: key,
+      s3_version_id: result.versionId
+    })
+  };
+  if (result.versionId) {
+    published.version_id = result.versionId;
+  }
+  if (result.etag) {
+    published.etag = result.etag;
+  }
+  return published;
+}
+
+/**
+ * The checks before a publish writes: the notebook (when whole), the
+ * overwrite policy against what is there, and whether the S3 service
+ * honours the condition the policy relies on. Returns the write's
+ * condition, and the notebook whole when it must be put whole.
+ */
+async function decideWrite(
+  deps: IPublishDeps,
+  target: {
+    path: string;
+    bucket: string;
+    key: string;
+    where: string;
+    options: IPublishNotebookOptions;
+    trans: TranslationBundle;
+  },
+  saved: ISavedFile | null,
+  whole: IWholeNotebook | null
+): Promise<{
+  condition: PutCondition;
+  needed: 'ifMatch' | 'ifNoneMatch' | null;
+  whole: IWholeNotebook | null;
+}> {
+  const { path, bucket, key, where, options, trans } = target;
+  const { settings, signal } = options;
+  if (whole) {
+    checkPublishable(path, whole.bytes, trans);
+  }
   throwIfAborted(signal);
 
   const existing = await deps.store.headObject(bucket, key);
@@ -190,93 +320,240 @@ export async function publishNotebook(
     });
   }
 
-  // A server that ignores the condition would overwrite silently: refuse.
+  // A server that ignores the condition would overwrite silently: refuse,
+  // or, where only the completion of an upload in parts ignores it, put
+  // the notebook whole.
   const needed = requiredCondition(
     settings.overwritePolicy,
     decision.condition
   );
-  if (needed && !(await deps.conditionalWrites(bucket))[needed]) {
-    throw conditionsIgnored(needed, bucket, key, trans);
+  if (!whole && needed && !(await deps.conditionalCompletes!(bucket))[needed]) {
+    whole = await readWhole(deps, path, saved, trans);
+    checkPublishable(path, whole.bytes, trans);
+  }
+  if (whole) {
+    await refuseIgnoredCondition(deps, { bucket, key, trans }, needed);
   }
   throwIfAborted(signal);
-
-  const put = (condition: PutCondition) =>
-    deps.store.putObject(bucket, key, bytes, {
-      ...condition,
-      ...digests,
-      contentType: NOTEBOOK_CONTENT_TYPE,
-      signal,
-      onProgress: options.onProgress
-        ? (loaded, total) => options.onProgress!({ loaded, total })
-        : undefined
-    });
-
-  let result: IPutObjectResult;
-  try {
-    result = await put(decision.condition);
-  } catch (error) {
-    if (!isChangedMeanwhile(error, decision.condition)) {
-      throw error;
-    }
-    // A put whose answer was lost is sent again (by the SDK or the
-    // browser), and then fails its own condition: if the object holds
-    // exactly these bytes, this publish wrote it.
-    const own = await ownObject(deps.store, bucket, key, bytes);
-    if (own) {
-      result = own;
-    } else if (
-      settings.overwritePolicy === 'always' &&
-      decision.condition.ifNoneMatch
-    ) {
-      // Someone created the object after we looked; 'always' replaces it.
-      result = await put({});
-    } else {
-      throw changedMeanwhile(
-        where,
-        bucket,
-        key,
-        decision.condition,
-        trans,
-        error
-      );
-    }
-  }
-
-  const published: IPublishResult = {
-    s3_path: where,
-    clone_url: cloneUrl(options.serverOrigin, options.baseUrl, {
-      s3_bucket: bucket,
-      s3_key: key,
-      s3_version_id: result.versionId
-    })
-  };
-  if (result.versionId) {
-    published.version_id = result.versionId;
-  }
-  if (result.etag) {
-    published.etag = result.etag;
-  }
-  return published;
+  return { condition: decision.condition, needed, whole };
 }
 
 /**
- * The current object's ETag and version when it holds exactly `bytes`
- * (its ETag is their MD5), else null.
+ * Refuse a put whose needed condition the S3 service ignores.
+ */
+async function refuseIgnoredCondition(
+  deps: IPublishDeps,
+  write: Pick<IWrite, 'bucket' | 'key' | 'trans'>,
+  needed: 'ifMatch' | 'ifNoneMatch' | null
+): Promise<void> {
+  if (needed && !(await deps.conditionalWrites(write.bucket))[needed]) {
+    throw conditionsIgnored(needed, write.bucket, write.key, write.trans);
+  }
+}
+
+/**
+ * A notebook's bytes, whole, with the digests started while it was read.
+ */
+interface IWholeNotebook {
+  bytes: Uint8Array;
+  md5?: Uint8Array;
+  /** Web Crypto hashes on another thread while the notebook is checked. */
+  sha256: Promise<Uint8Array | null>;
+}
+
+function wholeNotebook(bytes: Uint8Array, hash?: Md5): IWholeNotebook {
+  return {
+    bytes,
+    md5: hash && hash.bytesHashed === bytes.length ? hash.digest() : undefined,
+    sha256: sha256Digest(bytes)
+  };
+}
+
+/**
+ * Where and how a publish writes.
+ */
+interface IWrite {
+  store: IObjectStore;
+  bucket: string;
+  key: string;
+  where: string;
+  condition: PutCondition;
+  /** The policy is 'always': an object created meanwhile is replaced. */
+  replaceAnyway: boolean;
+  trans: TranslationBundle;
+}
+
+interface ITransferOptions {
+  signal?: AbortSignal;
+  onProgress?: IPublishOptions['onProgress'];
+}
+
+/**
+ * Put the notebook in one request.
+ */
+function putWhole(
+  write: IWrite,
+  whole: IWholeNotebook,
+  options: ITransferOptions
+): Promise<IPutObjectResult> {
+  const { onProgress, signal } = options;
+  return writeOnCondition(
+    write,
+    condition =>
+      write.store.putObject(write.bucket, write.key, whole.bytes, {
+        ...condition,
+        md5: whole.md5,
+        sha256: whole.sha256,
+        contentType: NOTEBOOK_CONTENT_TYPE,
+        signal,
+        onProgress: onProgress
+          ? (loaded, total) => onProgress({ loaded, total })
+          : undefined
+      }),
+    () => `"${toHex(whole.md5 ?? md5(whole.bytes))}"`
+  );
+}
+
+/**
+ * Upload the saved notebook in parts as it is read, while the server
+ * checks the same file; the upload is completed only when the check
+ * passed and saw the bytes that were sent (else it is aborted and nothing
+ * is published). Null when the server could not check it: nothing was
+ * published, and the caller publishes it whole.
+ */
+async function publishInParts(
+  deps: IPublishDeps,
+  path: string,
+  saved: ISavedFile,
+  write: IWrite,
+  options: ITransferOptions & { partSize: number }
+): Promise<IPutObjectResult | null> {
+  const { trans } = write;
+  const check = deps.checkSaved!(path, options.partSize);
+  check.catch(() => undefined); // awaited before the completion
+  const onProgress = options.onProgress;
+  try {
+    return await uploadInParts(
+      write.store,
+      write.bucket,
+      write.key,
+      saved.pieces(),
+      {
+        contentType: NOTEBOOK_CONTENT_TYPE,
+        partSize: options.partSize,
+        signal: options.signal,
+        total: saved.size,
+        onProgress: onProgress
+          ? (loaded, total) => onProgress({ loaded, total })
+          : undefined,
+        complete: async (uploadId, parts, sent) => {
+          let checked: IServerCheck | null;
+          try {
+            checked = await check;
+          } catch (error) {
+            if (isBookshelfError(error, 'NotANotebook')) {
+              throw notPublishable(path, error.detail.message, trans, error);
+            }
+            throw couldNotRead(path, error, trans);
+          }
+          if (checked === null) {
+            throw new CannotCheck();
+          }
+          if (checked.size !== sent.size || checked.etag !== sent.etag) {
+            throw new BookshelfError({
+              code: 'ReadFailed',
+              detail: { path, reason: 'saved-meanwhile' }
+            });
+          }
+          return writeOnCondition(
+            write,
+            condition =>
+              write.store.completeMultipartUpload(
+                write.bucket,
+                write.key,
+                uploadId,
+                parts,
+                { ...condition, signal: options.signal }
+              ),
+            () => sent.etag
+          );
+        }
+      }
+    );
+  } catch (error) {
+    if (error instanceof CannotCheck) {
+      return null;
+    }
+    if (!isBookshelfError(error) && !options.signal?.aborted) {
+      // The saved file's body failed on the way from the Jupyter server.
+      throw couldNotRead(path, error, trans);
+    }
+    throw error;
+  }
+}
+
+/**
+ * The server cannot check a saved notebook (no server extension, or files
+ * not on its disk).
+ */
+class CannotCheck extends Error {}
+
+/**
+ * Write the object with `write`, under the publish's condition, and tell
+ * apart a refusal of our own retry from someone else's change.
+ */
+async function writeOnCondition(
+  write: IWrite,
+  send: (condition: PutCondition) => Promise<IPutObjectResult>,
+  ownEtag: () => string
+): Promise<IPutObjectResult> {
+  const { condition, bucket, key } = write;
+  try {
+    return await send(condition);
+  } catch (error) {
+    if (!isChangedMeanwhile(error, condition)) {
+      throw error;
+    }
+    // A write whose answer was lost is sent again (by the SDK or the
+    // browser), and then fails its own condition: if the object has the
+    // ETag of these bytes, this publish wrote it.
+    const own = await ownObject(write.store, bucket, key, ownEtag());
+    if (own) {
+      return own;
+    }
+    if (write.replaceAnyway && condition.ifNoneMatch) {
+      // Someone created the object after we looked; 'always' replaces it.
+      return send({});
+    }
+    throw changedMeanwhile(
+      write.where,
+      bucket,
+      key,
+      condition,
+      write.trans,
+      error
+    );
+  }
+}
+
+/**
+ * The current object's ETag and version when its ETag is `etag` (the
+ * bytes this publish sent), else null.
  */
 async function ownObject(
   store: IObjectStore,
   bucket: string,
   key: string,
-  bytes: Uint8Array
+  etag: string
 ): Promise<IPutObjectResult | null> {
-  let head: IObjectHead | null;
+  let head;
   try {
     head = await store.headObject(bucket, key);
   } catch {
     return null;
   }
-  const expected = head ? etagMd5(head) : null;
-  if (!head || expected === null || expected !== toHex(md5(bytes))) {
+  const bare = (value: string) => value.replace(/"/g, '').toLowerCase();
+  if (!head?.etag || bare(head.etag) !== bare(etag)) {
     return null;
   }
   return { etag: head.etag, versionId: head.versionId };
@@ -388,29 +665,64 @@ function notebookBodyBytes(
 }
 
 /**
- * The saved file's bytes, not checked yet. Read as text (not as a
- * notebook) so the server sends the file as it is, without parsing and
- * re-serializing it. `hash` is fed the bytes read from `/files/`.
+ * The saved file, opened to be read; null without `openSaved` (the
+ * contents manager is read instead).
  */
-async function readSavedNotebook(
+async function openSavedFile(
   deps: IPublishDeps,
   path: string,
-  hash: Md5,
+  trans: TranslationBundle
+): Promise<ISavedFile | null> {
+  if (!deps.openSaved) {
+    return null;
+  }
+  let saved: ISavedFile | null;
+  try {
+    saved = await deps.openSaved(path);
+  } catch (error) {
+    throw couldNotRead(path, error, trans);
+  }
+  if (saved === null) {
+    throw noSuchFile(path, trans);
+  }
+  return saved;
+}
+
+/**
+ * The notebook's bytes, whole and not checked yet: from `saved` (opened
+ * and not read), or read again. The MD5 is computed while they arrive.
+ */
+async function readWhole(
+  deps: IPublishDeps,
+  path: string,
+  saved: ISavedFile | null,
+  trans: TranslationBundle
+): Promise<IWholeNotebook> {
+  saved ??= await openSavedFile(deps, path, trans);
+  if (!saved) {
+    return wholeNotebook(await readThroughContents(deps, path, trans));
+  }
+  const hash = new Md5();
+  let bytes: Uint8Array;
+  try {
+    bytes = await saved.bytes(chunk => hash.update(chunk));
+  } catch (error) {
+    throw couldNotRead(path, error, trans);
+  }
+  return wholeNotebook(bytes, hash);
+}
+
+/**
+ * The saved file's bytes through the contents manager. Read as text (not
+ * as a notebook) so the server sends the file as it is, without parsing
+ * and re-serializing it.
+ */
+async function readThroughContents(
+  deps: IPublishDeps,
+  path: string,
   trans: TranslationBundle
 ): Promise<Uint8Array> {
-  const { contents, readBytes } = deps;
-  if (readBytes) {
-    let bytes: Uint8Array | null;
-    try {
-      bytes = await readBytes(path, chunk => hash.update(chunk));
-    } catch (error) {
-      throw couldNotRead(path, error, trans);
-    }
-    if (bytes === null) {
-      throw noSuchFile(path, trans);
-    }
-    return bytes;
-  }
+  const { contents } = deps;
   let model: Contents.IModel;
   try {
     model = await contents.get(path, {

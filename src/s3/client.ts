@@ -4,6 +4,9 @@
  * use with a dynamic import so that JupyterLab's start-up does not pay for it.
  */
 import {
+  AbortMultipartUploadCommand,
+  CompleteMultipartUploadCommand,
+  CreateMultipartUploadCommand,
   DeleteObjectCommand,
   GetBucketCorsCommand,
   GetBucketPolicyCommand,
@@ -12,7 +15,8 @@ import {
   HeadBucketCommand,
   HeadObjectCommand,
   PutObjectCommand,
-  S3Client
+  S3Client,
+  UploadPartCommand
 } from '@aws-sdk/client-s3';
 
 import { ByteCollector } from '../transfer/bytes';
@@ -27,12 +31,15 @@ import { checkDownload, contentMd5, etagMd5, sha256Digest } from './integrity';
 import { Md5, toHex } from './md5';
 import { DOWNLOAD_ATTEMPTS, retryDamaged, UPLOAD_ATTEMPTS } from './retry';
 import {
+  ICompleteUploadOptions,
   IGetObjectOptions,
   IObjectData,
   IObjectHead,
   IObjectStore,
   IPutObjectOptions,
-  IPutObjectResult
+  IPutObjectResult,
+  IUploadedPart,
+  IUploadPartOptions
 } from './types';
 import type { ICorsRule } from './cors';
 import type { ICredentials } from './credentials';
@@ -308,24 +315,7 @@ class SdkObjectStore implements IObjectStore {
         IfMatch: options.ifMatch,
         IfNoneMatch: options.ifNoneMatch
       });
-      const { payloadHash } = digests;
-      if (credentials && payloadHash) {
-        // The signature covers the payload's SHA-256, which the SDK would
-        // compute in JavaScript on this thread (1.6 s for 50 MB): give it
-        // the one Web Crypto computed. The signer takes the header as it is.
-        command.middlewareStack.add(
-          next => async args => {
-            const request = args.request as {
-              headers?: { [name: string]: string };
-            };
-            if (request.headers) {
-              request.headers['x-amz-content-sha256'] = payloadHash;
-            }
-            return next(args);
-          },
-          { step: 'build', name: 'bookshelfPayloadHash' }
-        );
-      }
+      givePayloadHash(command, credentials, digests.payloadHash);
       const response = await client.send(command, {
         abortSignal: options.signal as any
       });
@@ -333,6 +323,140 @@ class SdkObjectStore implements IObjectStore {
       return { etag: response.ETag, versionId: response.VersionId };
     } catch (error) {
       throw this._error(error, { bucket, key }, options.signal);
+    }
+  }
+
+  async createMultipartUpload(
+    bucket: string,
+    key: string,
+    options: { contentType?: string; signal?: AbortSignal } = {}
+  ): Promise<string> {
+    throwIfAborted(options.signal);
+    try {
+      const client = await this._client();
+      const response = await client.send(
+        new CreateMultipartUploadCommand({
+          Bucket: bucket,
+          Key: key,
+          ContentType: options.contentType
+        }),
+        { abortSignal: options.signal as any }
+      );
+      if (!response.UploadId) {
+        throw new BookshelfError({
+          code: 'ServerError',
+          detail: { bucket, key, reason: 'no-upload-id' }
+        });
+      }
+      return response.UploadId;
+    } catch (error) {
+      if (isBookshelfError(error)) {
+        throw error;
+      }
+      throw this._error(error, { bucket, key }, options.signal);
+    }
+  }
+
+  /**
+   * Upload one part with its `Content-MD5` (and, signed, its SHA-256), so
+   * that a part damaged on the way is refused and sent again, as a whole
+   * upload is.
+   */
+  async uploadPart(
+    bucket: string,
+    key: string,
+    uploadId: string,
+    partNumber: number,
+    bytes: Uint8Array,
+    options: IUploadPartOptions = {}
+  ): Promise<IUploadedPart> {
+    const sha256 = sha256Digest(bytes);
+    const md5 = contentMd5(bytes, options.md5);
+    const digest = await sha256;
+    const payloadHash = digest ? toHex(digest) : undefined;
+    return retryDamaged(UPLOAD_ATTEMPTS, options.signal, async () => {
+      throwIfAborted(options.signal);
+      try {
+        const credentials = await this._config.credentials();
+        const client = this._createClient(credentials);
+        const command = new UploadPartCommand({
+          Bucket: bucket,
+          Key: key,
+          UploadId: uploadId,
+          PartNumber: partNumber,
+          Body: bytes,
+          ContentMD5: md5
+        });
+        givePayloadHash(command, credentials, payloadHash);
+        const response = await client.send(command, {
+          abortSignal: options.signal as any
+        });
+        if (!response.ETag) {
+          // The bucket's CORS rule does not expose ETag, without which the
+          // upload cannot be completed.
+          throw new BookshelfError({
+            code: 'CorsRefused',
+            detail: { bucket, key }
+          });
+        }
+        return { partNumber, etag: response.ETag };
+      } catch (error) {
+        if (isBookshelfError(error)) {
+          throw error;
+        }
+        throw this._error(error, { bucket, key }, options.signal);
+      }
+    });
+  }
+
+  async completeMultipartUpload(
+    bucket: string,
+    key: string,
+    uploadId: string,
+    parts: IUploadedPart[],
+    options: ICompleteUploadOptions = {}
+  ): Promise<IPutObjectResult> {
+    throwIfAborted(options.signal);
+    try {
+      const client = await this._client();
+      const response = await client.send(
+        new CompleteMultipartUploadCommand({
+          Bucket: bucket,
+          Key: key,
+          UploadId: uploadId,
+          MultipartUpload: {
+            Parts: parts.map(part => ({
+              PartNumber: part.partNumber,
+              ETag: part.etag
+            }))
+          },
+          IfMatch: options.ifMatch,
+          IfNoneMatch: options.ifNoneMatch
+        }),
+        { abortSignal: options.signal as any }
+      );
+      return { etag: response.ETag, versionId: response.VersionId };
+    } catch (error) {
+      throw this._error(error, { bucket, key }, options.signal);
+    }
+  }
+
+  async abortMultipartUpload(
+    bucket: string,
+    key: string,
+    uploadId: string
+  ): Promise<void> {
+    try {
+      const client = await this._client();
+      await client.send(
+        new AbortMultipartUploadCommand({
+          Bucket: bucket,
+          Key: key,
+          UploadId: uploadId
+        })
+      );
+    } catch (error) {
+      throw this._error(error, { bucket, key });
     }
   }
 
@@ -592,4 +716,33 @@ async function* locatedPieces(
   } catch (error) {
     throw located(error);
   }
+}
+
+/**
+ * Sign `command` over the SHA-256 that Web Crypto computed: the SDK would
+ * compute it in JavaScript on this thread (1.6 s for 50 MB). The signer
+ * takes the header as it is. Unsigned requests need none.
+ */
+function givePayloadHash(
+  command: PutObjectCommand | UploadPartCommand,
+  credentials: ICredentials | null,
+  payloadHash: string | undefined
+): void {
+  if (!credentials || !payloadHash) {
+    return;
+  }
+  // The two commands' stacks differ only in their input and output types.
+  const stack = command.middlewareStack as PutObjectCommand['middlewareStack'];
+  stack.add(
+    next => async args => {
+      const request = args.request as {
+        headers?: { [name: string]: string };
+      };
+      if (request.headers) {
+        request.headers['x-amz-content-sha256'] = payloadHash;
+      }
+      return next(args);
+    },
+    { step: 'build', name: 'bookshelfPayloadHash' }
+  );
 }

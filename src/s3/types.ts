@@ -88,6 +88,33 @@ export interface IPutObjectResult {
 }
 
 /**
+ * Options of `uploadPart`.
+ */
+export interface IUploadPartOptions {
+  signal?: AbortSignal;
+  /** The part's MD5 digest, when the caller computed it already. */
+  md5?: Uint8Array;
+}
+
+/**
+ * A part uploaded: its number and the ETag the service gave it.
+ */
+export interface IUploadedPart {
+  partNumber: number;
+  etag: string;
+}
+
+/**
+ * Options of `completeMultipartUpload`: the conditions of the object's
+ * creation, as a put's.
+ */
+export interface ICompleteUploadOptions {
+  ifMatch?: string;
+  ifNoneMatch?: '*';
+  signal?: AbortSignal;
+}
+
+/**
  * An S3 service as the core logic sees it. Failures are `BookshelfError`s.
  */
 export interface IObjectStore {
@@ -108,6 +135,38 @@ export interface IObjectStore {
     body: Uint8Array | string,
     options?: IPutObjectOptions
   ): Promise<IPutObjectResult>;
+  /** Start a multipart upload; its upload id. */
+  createMultipartUpload(
+    bucket: string,
+    key: string,
+    options?: { contentType?: string; signal?: AbortSignal }
+  ): Promise<string>;
+  /**
+   * Upload part `partNumber` (from 1) of an upload; every part but the
+   * last must be at least 5 MiB.
+   */
+  uploadPart(
+    bucket: string,
+    key: string,
+    uploadId: string,
+    partNumber: number,
+    bytes: Uint8Array,
+    options?: IUploadPartOptions
+  ): Promise<IUploadedPart>;
+  /** Make the parts one object, under the options' conditions. */
+  completeMultipartUpload(
+    bucket: string,
+    key: string,
+    uploadId: string,
+    parts: IUploadedPart[],
+    options?: ICompleteUploadOptions
+  ): Promise<IPutObjectResult>;
+  /** Drop an upload and its parts. */
+  abortMultipartUpload(
+    bucket: string,
+    key: string,
+    uploadId: string
+  ): Promise<void>;
   /**
    * Delete an object, or one version of it. Only the conditional-writes
    * probe deletes (what it wrote on a server that should have refused it).

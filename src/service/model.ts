@@ -17,6 +17,7 @@ import {
   type IConditionalWrites,
   probeConditionalWrites
 } from '../publish/conditional';
+import type { ISavedFile } from '../publish/publish';
 import { requestAPI } from './serverApi';
 import type { IObjectStoreConfig } from '../s3/client';
 import { CredentialsProvider, ICredentialsRequest } from '../s3/credentials';
@@ -64,6 +65,32 @@ export async function readResponse(
     onChunk(value);
   }
   return collected.bytes();
+}
+
+/**
+ * A response's body as it arrives.
+ */
+export async function* responsePieces(
+  response: Response
+): AsyncGenerator<Uint8Array> {
+  if (!response.body) {
+    yield new Uint8Array(await response.arrayBuffer());
+    return;
+  }
+  const reader = response.body.getReader();
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) {
+        return;
+      }
+      yield value;
+    }
+  } finally {
+    // A reader stopped early (a failed or cancelled publish) lets go of
+    // the connection.
+    await reader.cancel().catch(() => undefined);
+  }
 }
 
 /**
@@ -294,7 +321,8 @@ export class BookshelfModel implements IBookshelfBackend {
     // S3 SDK rather than before it.
     const store = this.objectStore();
     store.catch(() => undefined); // awaited below
-    const { publishNotebook } = await import('../publish/publish');
+    const { publishNotebook, checkOnServer, probeConditionalCompletes } =
+      await import('../publish/publish');
     const settings = this._settings;
     const serverUrl = new URL(
       this._options.serverSettings.baseUrl,
@@ -311,9 +339,18 @@ export class BookshelfModel implements IBookshelfBackend {
         {
           store: s3,
           contents: this._options.contents,
-          readBytes: (path, onChunk) => this._readSavedBytes(path, onChunk),
+          openSaved: path => this._openSaved(path),
+          checkSaved: (path, partSize) =>
+            checkOnServer(this._options.serverSettings, path, partSize),
           conditionalWrites: bucket =>
-            this.conditionalWrites(bucket, s3, settings)
+            this.conditionalWrites(bucket, s3, settings),
+          conditionalCompletes: bucket =>
+            this._conditionalCompletes.get(
+              this.serviceUrl(settings),
+              bucket,
+              () =>
+                probeConditionalCompletes(s3, bucket, settings.publishPrefix)
+            )
         },
         path,
         {
@@ -350,13 +387,10 @@ export class BookshelfModel implements IBookshelfBackend {
   }
 
   /**
-   * A saved file's bytes from the server's `/files/` path; null when the
-   * file does not exist. `onChunk` sees the bytes as they arrive.
+   * A saved file from the server's `/files/` path, as it arrives; null when
+   * the file does not exist.
    */
-  private async _readSavedBytes(
-    path: string,
-    onChunk?: (chunk: Uint8Array) => void
-  ): Promise<Uint8Array | null> {
+  private async _openSaved(path: string): Promise<ISavedFile | null> {
     const settings = this._options.serverSettings;
     const url = URLExt.join(
       settings.baseUrl,
@@ -374,7 +408,18 @@ export class BookshelfModel implements IBookshelfBackend {
     if (!response.ok) {
       throw new ServerConnection.ResponseError(response);
     }
-    return readResponse(response, onChunk);
+    // A compressed answer announces fewer bytes than it gives.
+    const length = response.headers.get('Content-Length');
+    const size =
+      length !== null && !response.headers.get('Content-Encoding')
+        ? Number(length)
+        : undefined;
+    return {
+      size: Number.isSafeInteger(size) ? size : undefined,
+      bytes: onChunk => readResponse(response, onChunk),
+      pieces: () => responsePieces(response),
+      release: () => void response.body?.cancel().catch(() => undefined)
+    };
   }
 
   /**
@@ -405,4 +450,5 @@ export class BookshelfModel implements IBookshelfBackend {
   private _trans: TranslationBundle;
   private _settings: IBookshelfSettings = DEFAULT_SETTINGS;
   private _conditionalWrites = new ConditionalWritesMemory();
+  private _conditionalCompletes = new ConditionalWritesMemory();
 }

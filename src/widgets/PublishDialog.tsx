@@ -1,5 +1,6 @@
 import { Dialog, showDialog } from '@jupyterlab/apputils';
 import { TranslationBundle } from '@jupyterlab/translation';
+import type { Message } from '@lumino/messaging';
 import * as React from 'react';
 
 import '../../style/widgets.css';
@@ -192,11 +193,7 @@ class PublishDialogBody
         {...this._props}
         onChange={choice => {
           this._choice = choice;
-          const accept = this.node
-            .closest('.jp-Dialog')
-            ?.querySelector<HTMLButtonElement>(
-              '.jp-Dialog-button.jp-mod-accept'
-            );
+          const accept = this._acceptButton();
           if (accept) {
             const replace =
               !!choice?.overwrite && this._props.policy !== 'never';
@@ -209,6 +206,25 @@ class PublishDialogBody
           }
         }}
       />
+    );
+  }
+
+  protected onAfterAttach(msg: Message): void {
+    super.onAfterAttach(msg);
+    // Nothing to accept until the form has looked at the destination (it
+    // renders a frame later): Enter or a click before would publish nothing.
+    const accept = this._acceptButton();
+    if (accept && this._choice === null) {
+      accept.disabled = true;
+    }
+  }
+
+  private _acceptButton(): HTMLButtonElement | null {
+    return (
+      this.node
+        .closest('.jp-Dialog')
+        ?.querySelector<HTMLButtonElement>('.jp-Dialog-button.jp-mod-accept') ??
+      null
     );
   }
 

@@ -20,8 +20,10 @@
  */
 
 import { Contents, ServerConnection } from '@jupyterlab/services';
-import type { ICommitter } from '../../clone/committer';
+import type { ICommitter, IServerCheck } from '../../clone/committer';
+import type { ISavedFile } from '../../publish/publish';
 import { checkNotebook } from '../../clone/content';
+import { etagOf, multipartEtag } from './store';
 import { candidateNames, joinPath } from '../../clone/naming';
 
 type SaveOptions = Partial<Contents.IModel>;
@@ -546,4 +548,68 @@ function copy(bytes: Uint8Array): Uint8Array {
  */
 export function delay(ms: number): Promise<void> {
   return new Promise(resolve => setTimeout(resolve, ms));
+}
+
+/**
+ * A publish's `openSaved` over the fake's files, as the server's `/files/`
+ * path gives them: the size announced (unless `announceSize` is false),
+ * the bytes in pieces of `pieceSize`. `released` counts files let go of
+ * unread.
+ */
+export function savedFiles(
+  contents: FakeContentsManager,
+  options: { pieceSize?: number; announceSize?: boolean } = {}
+): { open: (path: string) => Promise<ISavedFile | null>; released: number } {
+  const pieceSize = options.pieceSize ?? 7;
+  const opener = {
+    released: 0,
+    open: async (path: string): Promise<ISavedFile | null> => {
+      await delay(0);
+      if (!contents.has(path)) {
+        return null;
+      }
+      const bytes = contents.readBytes(path);
+      async function* pieces(): AsyncGenerator<Uint8Array> {
+        for (let start = 0; start < bytes.length; start += pieceSize) {
+          await delay(0);
+          yield bytes.slice(start, start + pieceSize);
+        }
+      }
+      return {
+        size: options.announceSize === false ? undefined : bytes.length,
+        bytes: async onChunk => {
+          for await (const piece of pieces()) {
+            onChunk?.(piece);
+          }
+          return bytes;
+        },
+        pieces,
+        release: () => {
+          opener.released++;
+        }
+      };
+    }
+  };
+  return opener;
+}
+
+/**
+ * A publish's `checkSaved` as the server extension answers it: the
+ * publish's notebook check of the file as it is now, with its size and
+ * multipart ETag for `partSize`.
+ */
+export function serverChecks(
+  contents: FakeContentsManager
+): (path: string, partSize: number) => Promise<IServerCheck | null> {
+  return async (path, partSize) => {
+    await delay(0);
+    const bytes = contents.readBytes(path);
+    checkNotebook(bytes, undefined, 'publish');
+    const parts: string[] = [];
+    for (let start = 0; start < bytes.length || !parts.length;) {
+      parts.push(etagOf(bytes.subarray(start, start + partSize)));
+      start += partSize;
+    }
+    return { size: bytes.length, etag: multipartEtag(parts) };
+  };
 }

@@ -16,12 +16,15 @@ import type { IConditionalWrites } from '../../publish/conditional';
 import type { ICorsRule } from '../../s3/cors';
 import { toBookshelfError } from '../../s3/diagnosis';
 import type {
+  ICompleteUploadOptions,
   IGetObjectOptions,
   IObjectData,
   IObjectHead,
   IObjectStore,
   IPutObjectOptions,
-  IPutObjectResult
+  IPutObjectResult,
+  IUploadedPart,
+  IUploadPartOptions
 } from '../../s3/types';
 
 type Versioning = 'Enabled' | 'Suspended' | 'Off';
@@ -84,6 +87,30 @@ export interface IFakeStoreOptions {
    * store's `Interrupted`, after the bytes that came.
    */
   cutStreams?: number;
+  /**
+   * Ignore `If-Match` on the completion of a multipart upload (as moto
+   * 5.2 does) while honouring it on a put.
+   */
+  ignoreCompleteIfMatch?: boolean;
+  /**
+   * What an upload of a part meets, as the SDK would throw it (see
+   * `failure`); `attempt` counts the tries of that part from 1.
+   */
+  partFailure?: (partNumber: number, attempt: number) => unknown;
+  /** Called when a part arrives, before it is stored (to pause it). */
+  beforePart?: (partNumber: number) => void | Promise<void>;
+}
+
+/**
+ * S3's smallest part but the last.
+ */
+export const MIN_PART_SIZE = 5 * 1024 * 1024;
+
+interface IOpenUpload {
+  bucket: string;
+  key: string;
+  contentType?: string;
+  parts: Map<number, { bytes: Uint8Array; etag: string }>;
 }
 
 /**
@@ -273,29 +300,7 @@ export class FakeObjectStore implements IObjectStore {
     cancelIfAborted(options.signal);
     this._meet('putObject', bucket, key);
     await this.options.beforePut?.(bucket, key, options);
-    const versions = this._bucket(bucket).objects.get(key);
-    const latest = versions?.[versions.length - 1];
-    const checked = !this.options.ignoreConditions;
-    if (checked && options.ifNoneMatch === '*' && latest) {
-      throw new BookshelfError({
-        code: 'PreconditionFailed',
-        detail: { bucket, key }
-      });
-    }
-    if (checked && options.ifMatch !== undefined && !latest) {
-      // S3 answers If-Match on a missing key so.
-      throw new BookshelfError({ code: 'NoSuchKey', detail: { bucket, key } });
-    }
-    if (
-      checked &&
-      options.ifMatch !== undefined &&
-      latest?.etag !== options.ifMatch
-    ) {
-      throw new BookshelfError({
-        code: 'PreconditionFailed',
-        detail: { bucket, key }
-      });
-    }
+    this._checkConditions(bucket, key, options, true);
     const versionId = this.addObject(bucket, key, body, options.contentType);
     const stored = this._bucket(bucket).objects.get(key)!;
     const size =
@@ -307,6 +312,137 @@ export class FakeObjectStore implements IObjectStore {
       etag: stored[stored.length - 1].etag,
       versionId: versionId === 'null' ? undefined : versionId
     };
+  }
+
+  async createMultipartUpload(
+    bucket: string,
+    key: string,
+    options: { contentType?: string; signal?: AbortSignal } = {}
+  ): Promise<string> {
+    this.calls.push(`createMultipartUpload ${bucket}/${key}`);
+    await delay(0);
+    cancelIfAborted(options.signal);
+    this._meet('createMultipartUpload', bucket, key);
+    this._bucket(bucket);
+    const uploadId = `upload-${++this._uploadCount}`;
+    this._uploads.set(uploadId, {
+      bucket,
+      key,
+      contentType: options.contentType,
+      parts: new Map()
+    });
+    return uploadId;
+  }
+
+  async uploadPart(
+    bucket: string,
+    key: string,
+    uploadId: string,
+    partNumber: number,
+    bytes: Uint8Array,
+    options: IUploadPartOptions = {}
+  ): Promise<IUploadedPart> {
+    this.calls.push(`uploadPart ${bucket}/${key} ${partNumber}`);
+    const attempt = (this._partAttempts.get(partNumber) ?? 0) + 1;
+    this._partAttempts.set(partNumber, attempt);
+    await delay(0);
+    cancelIfAborted(options.signal);
+    await this.options.beforePart?.(partNumber);
+    cancelIfAborted(options.signal);
+    const failure = this.options.partFailure?.(partNumber, attempt);
+    if (failure !== undefined) {
+      throw toBookshelfError(failure, { bucket, key });
+    }
+    const upload = this._uploads.get(uploadId);
+    if (!upload) {
+      throw new BookshelfError({ code: 'NoSuchKey', detail: { bucket, key } });
+    }
+    const etag = etagOf(bytes);
+    upload.parts.set(partNumber, { bytes: copy(bytes), etag });
+    return { partNumber, etag };
+  }
+
+  async completeMultipartUpload(
+    bucket: string,
+    key: string,
+    uploadId: string,
+    parts: IUploadedPart[],
+    options: ICompleteUploadOptions = {}
+  ): Promise<IPutObjectResult> {
+    this.calls.push(`completeMultipartUpload ${bucket}/${key}`);
+    await delay(0);
+    cancelIfAborted(options.signal);
+    this._meet('completeMultipartUpload', bucket, key);
+    const upload = this._uploads.get(uploadId);
+    if (!upload) {
+      throw new BookshelfError({ code: 'NoSuchKey', detail: { bucket, key } });
+    }
+    const chosen = parts.map(part => {
+      const stored = upload.parts.get(part.partNumber);
+      if (!stored || stored.etag !== part.etag) {
+        throw new BookshelfError({
+          code: 'InvalidRequest',
+          detail: { message: `InvalidPart ${part.partNumber}`, bucket }
+        });
+      }
+      return stored;
+    });
+    if (
+      chosen.some(
+        (part, index) =>
+          index < chosen.length - 1 && part.bytes.length < MIN_PART_SIZE
+      )
+    ) {
+      throw new BookshelfError({
+        code: 'InvalidRequest',
+        detail: { message: 'EntityTooSmall', bucket }
+      });
+    }
+    this._checkConditions(
+      bucket,
+      key,
+      options,
+      !this.options.ignoreCompleteIfMatch
+    );
+    const whole = new Uint8Array(
+      chosen.reduce((sum, part) => sum + part.bytes.length, 0)
+    );
+    let offset = 0;
+    for (const part of chosen) {
+      whole.set(part.bytes, offset);
+      offset += part.bytes.length;
+    }
+    const versionId = this.addObject(bucket, key, whole, upload.contentType);
+    const stored = this._bucket(bucket).objects.get(key)!;
+    // S3's ETag of a multipart object: the MD5 of the parts' MD5s, and
+    // their number.
+    const etag = multipartEtag(chosen.map(part => part.etag));
+    stored[stored.length - 1].etag = etag;
+    this._uploads.delete(uploadId);
+    return {
+      etag,
+      versionId: versionId === 'null' ? undefined : versionId
+    };
+  }
+
+  async abortMultipartUpload(
+    bucket: string,
+    key: string,
+    uploadId: string
+  ): Promise<void> {
+    this.calls.push(`abortMultipartUpload ${bucket}/${key}`);
+    await delay(0);
+    this._meet('abortMultipartUpload', bucket, key);
+    this._uploads.delete(uploadId);
+  }
+
+  /** The multipart uploads started and neither completed nor aborted. */
+  openUploads(): { bucket: string; key: string; parts: number }[] {
+    return [...this._uploads.values()].map(upload => ({
+      bucket: upload.bucket,
+      key: upload.key,
+      parts: upload.parts.size
+    }));
   }
 
   async deleteObject(
@@ -360,6 +496,41 @@ export class FakeObjectStore implements IObjectStore {
     return this._bucket(bucket).policy;
   }
 
+  /**
+   * Refuse a write whose conditions do not hold, as S3 does (unless the
+   * store ignores them): 412, or 404 for an If-Match on a missing key.
+   */
+  private _checkConditions(
+    bucket: string,
+    key: string,
+    options: { ifMatch?: string; ifNoneMatch?: '*' },
+    honoursIfMatch: boolean
+  ): void {
+    if (this.options.ignoreConditions) {
+      return;
+    }
+    const versions = this._bucket(bucket).objects.get(key);
+    const latest = versions?.[versions.length - 1];
+    if (options.ifNoneMatch === '*' && latest) {
+      throw new BookshelfError({
+        code: 'PreconditionFailed',
+        detail: { bucket, key }
+      });
+    }
+    if (!honoursIfMatch || options.ifMatch === undefined) {
+      return;
+    }
+    if (!latest) {
+      throw new BookshelfError({ code: 'NoSuchKey', detail: { bucket, key } });
+    }
+    if (latest.etag !== options.ifMatch) {
+      throw new BookshelfError({
+        code: 'PreconditionFailed',
+        detail: { bucket, key }
+      });
+    }
+  }
+
   private _meet(method: string, bucket: string, key?: string): void {
     const error = this.options.failure?.(method, bucket, key);
     if (error !== undefined) {
@@ -401,6 +572,9 @@ export class FakeObjectStore implements IObjectStore {
 
   private _buckets = new Map<string, IBucket>();
   private _versionCount = 0;
+  private _uploads = new Map<string, IOpenUpload>();
+  private _uploadCount = 0;
+  private _partAttempts = new Map<number, number>();
 }
 
 /**
@@ -431,6 +605,17 @@ export async function conditionsHonoured(): Promise<IConditionalWrites> {
  */
 export function etagOf(bytes: Uint8Array): string {
   return `"${createHash('md5').update(bytes).digest('hex')}"`;
+}
+
+/**
+ * The ETag S3 gives an object uploaded in parts with these ETags.
+ */
+export function multipartEtag(partEtags: string[]): string {
+  const hash = createHash('md5');
+  for (const etag of partEtags) {
+    hash.update(Buffer.from(etag.replace(/"/g, ''), 'hex'));
+  }
+  return `"${hash.digest('hex')}-${partEtags.length}"`;
 }
 
 function head(version: IStoredVersion): IObjectHead {

@@ -1,0 +1,384 @@
+import { BookshelfError } from '../errors/errors';
+import { probeConditionalCompletes } from '../publish/conditional';
+import { uploadInParts } from '../publish/multipart';
+import {
+  publishNotebook,
+  type IPublishDeps,
+  type IPublishNotebookOptions
+} from '../publish/publish';
+import type { IServerCheck } from '../clone/committer';
+import { DEFAULT_SETTINGS } from '../settings/checks';
+import type {
+  IBookshelfSettings,
+  IPublishResult,
+  ITransferProgress,
+  OverwritePolicy
+} from '../tokens';
+import { bytesEqual, randomBytes, utf8 } from './fakes/bytes';
+import {
+  FakeContentsManager,
+  savedFiles,
+  serverChecks
+} from './fakes/contents';
+import {
+  conditionsHonoured,
+  etagOf,
+  FakeObjectStore,
+  multipartEtag,
+  MIN_PART_SIZE
+} from './fakes/store';
+import { rejection } from './fakes/rejection';
+
+const BUCKET = 'published';
+const KEY = 'notebooks/work/big.ipynb';
+const PART = MIN_PART_SIZE;
+
+/**
+ * A notebook of about `size` bytes (one raw cell of ASCII text).
+ */
+function bigNotebook(size: number): string {
+  const head = '{"cells": [{"cell_type": "raw", "metadata": {}, "source": "';
+  const tail = '"}], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}\n';
+  return head + 'x'.repeat(size - head.length - tail.length) + tail;
+}
+
+const BIG = utf8(bigNotebook(2 * PART + 12345));
+
+describe('publishing a large notebook in parts', () => {
+  let store: FakeObjectStore;
+  let contents: FakeContentsManager;
+  let deps: IPublishDeps;
+  let settings: IBookshelfSettings;
+
+  function publish(
+    options: Partial<IPublishNotebookOptions> = {}
+  ): Promise<IPublishResult> {
+    return publishNotebook(deps, 'work/big.ipynb', {
+      settings,
+      serverOrigin: 'https://hub.example.org',
+      baseUrl: '/',
+      ...options
+    });
+  }
+
+  function calls(method: string): string[] {
+    return store.calls.filter(call => call.startsWith(method));
+  }
+
+  function withPolicy(overwritePolicy: OverwritePolicy): void {
+    settings = { ...settings, overwritePolicy };
+  }
+
+  beforeEach(() => {
+    store = new FakeObjectStore();
+    store.addBucket(BUCKET, 'Enabled');
+    contents = new FakeContentsManager();
+    contents.addFile('work/big.ipynb', BIG);
+    const opener = savedFiles(contents, { pieceSize: 256 * 1024 });
+    deps = {
+      store,
+      contents,
+      openSaved: async path => {
+        const saved = await opener.open(path);
+        // Read as it arrives: never gathered whole.
+        return saved && { ...saved, bytes: () => Promise.reject('whole') };
+      },
+      checkSaved: serverChecks(contents),
+      conditionalWrites: conditionsHonoured,
+      conditionalCompletes: conditionsHonoured,
+      multipart: { above: PART + 1, partSize: PART }
+    };
+    settings = {
+      ...DEFAULT_SETTINGS,
+      publishBucket: BUCKET,
+      publishPrefix: 'notebooks/',
+      overwritePolicy: 'confirm'
+    };
+  });
+
+  afterEach(() => {
+    // Every upload started was completed or aborted: no parts left behind.
+    expect(store.openUploads()).toEqual([]);
+  });
+
+  it('uploads the saved bytes in parts, and S3 gets them whole', async () => {
+    const progress: ITransferProgress[] = [];
+    const result = await publish({ onProgress: step => progress.push(step) });
+
+    const stored = await store.getObject(BUCKET, KEY);
+    expect(bytesEqual(stored.bytes, BIG)).toBe(true);
+    expect(calls('uploadPart')).toHaveLength(3);
+    expect(calls('putObject')).toEqual([]);
+    const parts = [0, PART, 2 * PART].map(start =>
+      etagOf(BIG.subarray(start, start + PART))
+    );
+    expect(result.etag).toBe(multipartEtag(parts));
+    expect(stored.head.contentType).toBe('application/x-ipynb+json');
+    expect(progress[progress.length - 1]).toEqual({
+      loaded: BIG.length,
+      total: BIG.length
+    });
+  });
+
+  it('sends at most three parts at once', async () => {
+    let running = 0;
+    let most = 0;
+    deps.multipart = { above: PART + 1, partSize: PART };
+    contents.addFile('work/big.ipynb', utf8(bigNotebook(6 * PART)));
+    store.options.beforePart = async () => {
+      most = Math.max(most, ++running);
+      await new Promise(resolve => setTimeout(resolve, 300));
+      running--;
+    };
+    await publish();
+    expect(calls('uploadPart')).toHaveLength(6);
+    expect(most).toBe(3);
+  });
+
+  it('creates only when nothing is there, and replaces only the version seen', async () => {
+    const sent: string[] = [];
+    const complete = store.completeMultipartUpload.bind(store);
+    store.completeMultipartUpload = (bucket, key, id, parts, options = {}) => {
+      sent.push(
+        options.ifNoneMatch ? 'If-None-Match' : `If-Match ${options.ifMatch}`
+      );
+      return complete(bucket, key, id, parts, options);
+    };
+    await publish();
+    const seen = (await store.headObject(BUCKET, KEY))!.etag!;
+    await publish({ overwrite: true, ifMatch: seen });
+    expect(sent).toEqual(['If-None-Match', `If-Match ${seen}`]);
+  });
+
+  it('aborts the upload when a part fails, and says why', async () => {
+    store.options.partFailure = partNumber =>
+      partNumber === 2
+        ? Object.assign(new Error('Access Denied'), {
+            name: 'AccessDenied',
+            $metadata: { httpStatusCode: 403 }
+          })
+        : undefined;
+    const error = await rejection(publish());
+    expect(error.code).toBe('AccessDenied');
+    expect(await store.headObject(BUCKET, KEY)).toBeNull();
+    expect(calls('abortMultipartUpload')).toHaveLength(1);
+    expect(calls('completeMultipartUpload')).toEqual([]);
+  });
+
+  it('aborts the upload when cancelled half-way', async () => {
+    const controller = new AbortController();
+    store.options.beforePart = partNumber => {
+      if (partNumber === 2) {
+        controller.abort();
+      }
+    };
+    const error = await rejection(publish({ signal: controller.signal }));
+    expect(error.code).toBe('Cancelled');
+    expect(await store.headObject(BUCKET, KEY)).toBeNull();
+    expect(calls('abortMultipartUpload')).toHaveLength(1);
+  });
+
+  it('completes nothing when the server finds it is not a notebook', async () => {
+    const text = bigNotebook(2 * PART).replace(
+      '"nbformat": 4',
+      '"nbformat": 3'
+    );
+    contents.addFile('work/big.ipynb', text);
+    const error = await rejection(publish());
+    expect(error.code).toBe('NotANotebook');
+    expect(error.message).toContain("'work/big.ipynb' is not a valid");
+    expect(await store.headObject(BUCKET, KEY)).toBeNull();
+    expect(calls('completeMultipartUpload')).toEqual([]);
+  });
+
+  it('completes nothing when the file was saved again meanwhile', async () => {
+    const check = deps.checkSaved!;
+    deps.checkSaved = async (path, partSize) => {
+      // Saved again between the read for the upload and the server's check.
+      contents.addFile(path, utf8(bigNotebook(2 * PART + 999)));
+      return check(path, partSize);
+    };
+    const error = await rejection(publish());
+    expect(error.code).toBe('ReadFailed');
+    expect(error.detail).toMatchObject({ reason: 'saved-meanwhile' });
+    expect(error.message).toContain('saved again while it was being published');
+    expect(await store.headObject(BUCKET, KEY)).toBeNull();
+  });
+
+  it('publishes whole when the server cannot check the file', async () => {
+    const opener = savedFiles(contents, { pieceSize: 256 * 1024 });
+    deps.openSaved = opener.open;
+    deps.checkSaved = async (): Promise<IServerCheck | null> => null;
+    await publish();
+    expect(calls('putObject')).toHaveLength(1);
+    expect(bytesEqual((await store.getObject(BUCKET, KEY)).bytes, BIG)).toBe(
+      true
+    );
+  });
+
+  it('publishes whole a file whose size the server did not announce', async () => {
+    deps.openSaved = savedFiles(contents, {
+      pieceSize: 256 * 1024,
+      announceSize: false
+    }).open;
+    await publish();
+    expect(calls('createMultipartUpload')).toEqual([]);
+    expect(calls('putObject')).toHaveLength(1);
+  });
+
+  it('puts whole, with If-Match, where only the completion ignores If-Match', async () => {
+    await publish();
+    store.options.ignoreCompleteIfMatch = true;
+    deps.conditionalCompletes = async () => ({
+      ifMatch: false,
+      ifNoneMatch: true
+    });
+    deps.openSaved = savedFiles(contents, { pieceSize: 256 * 1024 }).open;
+    const seen = (await store.headObject(BUCKET, KEY))!.etag!;
+    store.addObject(BUCKET, KEY, 'someone else');
+    const error = await rejection(publish({ overwrite: true, ifMatch: seen }));
+    expect(error.code).toBe('Conflict');
+    expect(
+      new TextDecoder().decode((await store.getObject(BUCKET, KEY)).bytes)
+    ).toBe('someone else');
+    expect(store.puts[store.puts.length - 1].ifMatch).toBe(seen);
+  });
+
+  it("refuses under 'never' a notebook someone created meanwhile", async () => {
+    withPolicy('never');
+    store.options.beforePart = partNumber => {
+      if (partNumber === 3) {
+        store.addObject(BUCKET, KEY, 'theirs');
+      }
+    };
+    const error = await rejection(publish());
+    expect(error.code).toBe('Conflict');
+    expect(error.detail).toMatchObject({ reason: 'changed' });
+    expect(
+      new TextDecoder().decode((await store.getObject(BUCKET, KEY)).bytes)
+    ).toBe('theirs');
+  });
+
+  it("replaces under 'always' a notebook someone created meanwhile", async () => {
+    withPolicy('always');
+    store.options.beforePart = partNumber => {
+      if (partNumber === 3) {
+        store.addObject(BUCKET, KEY, 'theirs');
+      }
+    };
+    await publish();
+    expect(bytesEqual((await store.getObject(BUCKET, KEY)).bytes, BIG)).toBe(
+      true
+    );
+  });
+
+  it('knows its own completion when the answer was lost and the retry refused', async () => {
+    const complete = store.completeMultipartUpload.bind(store);
+    store.completeMultipartUpload = async (...args) => {
+      await complete(...args);
+      // The answer never came; the SDK's resend met its own object.
+      throw new BookshelfError({
+        code: 'PreconditionFailed',
+        detail: { bucket: BUCKET, key: KEY }
+      });
+    };
+    const result = await publish();
+    expect(result.etag).toBe((await store.headObject(BUCKET, KEY))!.etag);
+  });
+});
+
+describe('uploadInParts', () => {
+  let store: FakeObjectStore;
+
+  beforeEach(() => {
+    store = new FakeObjectStore();
+    store.addBucket('b');
+  });
+
+  async function* inPieces(
+    bytes: Uint8Array,
+    sizes: number[]
+  ): AsyncGenerator<Uint8Array> {
+    let start = 0;
+    for (let index = 0; start < bytes.length; index++) {
+      const size = sizes[index % sizes.length];
+      yield bytes.subarray(start, start + size);
+      start += size;
+    }
+  }
+
+  it.each([
+    ['pieces that straddle the parts', [1_000_003, 17, 4_194_304]],
+    ['one piece larger than a part', [3 * PART]],
+    ['a part exactly', [PART]]
+  ])('cuts %s into parts exactly', async (_, sizes) => {
+    const bytes = randomBytes(2 * PART + 1);
+    const sent: { size: number; etag: string }[] = [];
+    const result = await uploadInParts(
+      store,
+      'b',
+      'k',
+      inPieces(bytes, sizes),
+      {
+        partSize: PART,
+        complete: async (uploadId, parts, whole) => {
+          sent.push(whole);
+          return store.completeMultipartUpload('b', 'k', uploadId, parts);
+        }
+      }
+    );
+    const stored = await store.getObject('b', 'k');
+    expect(bytesEqual(stored.bytes, bytes)).toBe(true);
+    // The ETag announced before the completion is the one S3 gives.
+    expect(sent).toEqual([{ size: bytes.length, etag: result.etag }]);
+    expect(store.openUploads()).toEqual([]);
+  });
+
+  it('aborts the upload when the file cannot be read to its end', async () => {
+    async function* broken(): AsyncGenerator<Uint8Array> {
+      yield randomBytes(PART + 10);
+      throw new TypeError('network error');
+    }
+    await expect(
+      uploadInParts(store, 'b', 'k', broken(), {
+        partSize: PART,
+        complete: () => Promise.reject(new Error('not reached'))
+      })
+    ).rejects.toThrow('network error');
+    expect(store.openUploads()).toEqual([]);
+    expect(await store.headObject('b', 'k')).toBeNull();
+  });
+});
+
+describe('probeConditionalCompletes', () => {
+  it.each([
+    ['S3', {}, { ifMatch: true, ifNoneMatch: true }],
+    [
+      'moto 5.2',
+      { ignoreCompleteIfMatch: true },
+      { ifMatch: false, ifNoneMatch: true }
+    ],
+    [
+      's3rver',
+      { ignoreConditions: true },
+      { ifMatch: false, ifNoneMatch: false }
+    ]
+  ])(
+    'finds out what %s honours, leaving nothing behind',
+    async (_, options, found) => {
+      const store = new FakeObjectStore(options);
+      store.addBucket('pub', 'Enabled');
+      const random = () => 'r';
+      expect(
+        await probeConditionalCompletes(store, 'pub', 'nb/', random)
+      ).toEqual(found);
+      expect(store.openUploads()).toEqual([]);
+      expect(
+        await store.headObject('pub', 'nb/.bookshelf-conditional-write-check-r')
+      ).toBeNull();
+      expect(store.calls.filter(call => call.startsWith('putObject'))).toEqual(
+        []
+      );
+    }
+  );
+});
