@@ -428,7 +428,7 @@ describe('IBookshelf.info', () => {
       // bucket's other rules; without them the merge cannot be shown.
       const rule = JSON.parse(result.cors.rule!);
       expect(rule.AllowedOrigins).toEqual([ORIGIN]);
-      expect(rule.AllowedMethods).toEqual(['GET', 'HEAD', 'PUT', 'DELETE']);
+      expect(rule.AllowedMethods).toEqual(['GET', 'HEAD', 'PUT', 'POST', 'DELETE']);
       expect(result.cors.fix).toContain('keeping the rules it has');
       expect(result.cors.corsConfiguration).toBeUndefined();
       expect(result['publish-bucket'].state).toBe('fail');
@@ -451,7 +451,7 @@ describe('IBookshelf.info', () => {
       expect(JSON.parse(result.cors.corsConfiguration!)).toEqual([
         expect.objectContaining({
           AllowedOrigins: [ORIGIN],
-          AllowedMethods: ['GET', 'HEAD', 'PUT', 'DELETE']
+          AllowedMethods: ['GET', 'HEAD', 'PUT', 'POST', 'DELETE']
         })
       ]);
       expect(result['publish-bucket'].state).toBe('fail');

@@ -310,7 +310,7 @@ describe('describeError', () => {
     const rule = JSON.parse(description.rule!);
     expect(rule).toEqual({
       AllowedOrigins: [ORIGIN],
-      AllowedMethods: ['GET', 'HEAD', 'PUT', 'DELETE'],
+      AllowedMethods: ['GET', 'HEAD', 'PUT', 'POST', 'DELETE'],
       AllowedHeaders: ['*'],
       ExposeHeaders: [
         'ETag',

@@ -216,6 +216,21 @@ describe('publishing a large notebook in parts', () => {
     );
   });
 
+  it('publishes whole to a bucket whose CORS rule does not allow POST', async () => {
+    deps.openSaved = savedFiles(contents, { pieceSize: 256 * 1024 }).open;
+    // What the SDK meets when the preflight of the POST is refused.
+    store.options.failure = method =>
+      method === 'createMultipartUpload'
+        ? new TypeError('Failed to fetch')
+        : undefined;
+    await publish();
+    expect(calls('uploadPart')).toEqual([]);
+    expect(calls('putObject')).toHaveLength(1);
+    expect(bytesEqual((await store.getObject(BUCKET, KEY)).bytes, BIG)).toBe(
+      true
+    );
+  });
+
   it('publishes whole a file whose size the server did not announce', async () => {
     deps.openSaved = savedFiles(contents, {
       pieceSize: 256 * 1024,
@@ -314,10 +329,12 @@ describe('uploadInParts', () => {
   ])('cuts %s into parts exactly', async (_, sizes) => {
     const bytes = randomBytes(2 * PART + 1);
     const sent: { size: number; etag: string }[] = [];
+    const uploadId = await store.createMultipartUpload('b', 'k');
     const result = await uploadInParts(
       store,
       'b',
       'k',
+      uploadId,
       inPieces(bytes, sizes),
       {
         partSize: PART,
@@ -339,8 +356,9 @@ describe('uploadInParts', () => {
       yield randomBytes(PART + 10);
       throw new TypeError('network error');
     }
+    const uploadId = await store.createMultipartUpload('b', 'k');
     await expect(
-      uploadInParts(store, 'b', 'k', broken(), {
+      uploadInParts(store, 'b', 'k', uploadId, broken(), {
         partSize: PART,
         complete: () => Promise.reject(new Error('not reached'))
       })

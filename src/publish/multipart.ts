@@ -50,7 +50,6 @@ export interface IUploadedWhole {
  * Options of `uploadInParts`.
  */
 export interface IUploadInPartsOptions {
-  contentType?: string;
   partSize?: number;
   partsAtOnce?: number;
   signal?: AbortSignal;
@@ -69,14 +68,17 @@ export interface IUploadInPartsOptions {
 }
 
 /**
- * Upload `pieces` (a file as it is read) to `bucket`/`key` in parts, and
- * complete the upload with `options.complete`. On any failure, and on
- * Cancel, the upload is aborted (its parts deleted) and the error thrown.
+ * Upload `pieces` (a file as it is read) to `bucket`/`key` in parts of the
+ * multipart upload `uploadId` (started by the caller, who may do something
+ * else when it cannot be), and complete it with `options.complete`. On any
+ * failure, and on Cancel, the upload is aborted (its parts deleted) and
+ * the error thrown.
  */
 export async function uploadInParts(
   store: IObjectStore,
   bucket: string,
   key: string,
+  uploadId: string,
   pieces: AsyncIterable<Uint8Array>,
   options: IUploadInPartsOptions
 ): Promise<IPutObjectResult> {
@@ -91,10 +93,6 @@ export async function uploadInParts(
     stop.abort();
   }
 
-  const uploadId = await store.createMultipartUpload(bucket, key, {
-    contentType: options.contentType,
-    signal
-  });
   const uploaded: IUploadedPart[] = [];
   const digests: Uint8Array[] = [];
   const running = new Set<Promise<void>>();

@@ -418,8 +418,9 @@ function putWhole(
  * Upload the saved notebook in parts as it is read, while the server
  * checks the same file; the upload is completed only when the check
  * passed and saw the bytes that were sent (else it is aborted and nothing
- * is published). Null when the server could not check it: nothing was
- * published, and the caller publishes it whole.
+ * is published). Null when the upload in parts could not start (the
+ * bucket's CORS rule does not allow it) or the server could not check the
+ * file: nothing was published, and the caller publishes it whole.
  */
 async function publishInParts(
   deps: IPublishDeps,
@@ -428,58 +429,67 @@ async function publishInParts(
   write: IWrite,
   options: ITransferOptions & { partSize: number }
 ): Promise<IPutObjectResult | null> {
-  const { trans } = write;
+  const { trans, store, bucket, key } = write;
+  let uploadId: string;
+  try {
+    uploadId = await store.createMultipartUpload(bucket, key, {
+      contentType: NOTEBOOK_CONTENT_TYPE,
+      signal: options.signal
+    });
+  } catch (error) {
+    if (isBookshelfError(error, 'Unreachable', 'CorsRefused')) {
+      // A bucket whose CORS rule predates uploads in parts (no POST): put
+      // it whole, which the rule allows. (Where S3 is unreachable, the put
+      // fails as well, and says so.)
+      saved.release();
+      return null;
+    }
+    throw error;
+  }
   const check = deps.checkSaved!(path, options.partSize);
   check.catch(() => undefined); // awaited before the completion
   const onProgress = options.onProgress;
   try {
-    return await uploadInParts(
-      write.store,
-      write.bucket,
-      write.key,
-      saved.pieces(),
-      {
-        contentType: NOTEBOOK_CONTENT_TYPE,
-        partSize: options.partSize,
-        signal: options.signal,
-        total: saved.size,
-        onProgress: onProgress
-          ? (loaded, total) => onProgress({ loaded, total })
-          : undefined,
-        complete: async (uploadId, parts, sent) => {
-          let checked: IServerCheck | null;
-          try {
-            checked = await check;
-          } catch (error) {
-            if (isBookshelfError(error, 'NotANotebook')) {
-              throw notPublishable(path, error.detail.message, trans, error);
-            }
-            throw couldNotRead(path, error, trans);
+    return await uploadInParts(store, bucket, key, uploadId, saved.pieces(), {
+      partSize: options.partSize,
+      signal: options.signal,
+      total: saved.size,
+      onProgress: onProgress
+        ? (loaded, total) => onProgress({ loaded, total })
+        : undefined,
+      complete: async (uploadId, parts, sent) => {
+        let checked: IServerCheck | null;
+        try {
+          checked = await check;
+        } catch (error) {
+          if (isBookshelfError(error, 'NotANotebook')) {
+            throw notPublishable(path, error.detail.message, trans, error);
           }
-          if (checked === null) {
-            throw new CannotCheck();
-          }
-          if (checked.size !== sent.size || checked.etag !== sent.etag) {
-            throw new BookshelfError({
-              code: 'ReadFailed',
-              detail: { path, reason: 'saved-meanwhile' }
-            });
-          }
-          return writeOnCondition(
-            write,
-            condition =>
-              write.store.completeMultipartUpload(
-                write.bucket,
-                write.key,
-                uploadId,
-                parts,
-                { ...condition, signal: options.signal }
-              ),
-            () => sent.etag
-          );
+          throw couldNotRead(path, error, trans);
         }
+        if (checked === null) {
+          throw new CannotCheck();
+        }
+        if (checked.size !== sent.size || checked.etag !== sent.etag) {
+          throw new BookshelfError({
+            code: 'ReadFailed',
+            detail: { path, reason: 'saved-meanwhile' }
+          });
+        }
+        return writeOnCondition(
+          write,
+          condition =>
+            write.store.completeMultipartUpload(
+              write.bucket,
+              write.key,
+              uploadId,
+              parts,
+              { ...condition, signal: options.signal }
+            ),
+          () => sent.etag
+        );
       }
-    );
+    });
   } catch (error) {
     if (error instanceof CannotCheck) {
       return null;

@@ -24,7 +24,7 @@ import { expect, scanServerLogs, test } from './secrets';
 
 const ORIGIN_RULE = (origin: string) => ({
   AllowedOrigins: [origin],
-  AllowedMethods: ['GET', 'HEAD', 'PUT', 'DELETE'],
+  AllowedMethods: ['GET', 'HEAD', 'PUT', 'POST', 'DELETE'],
   AllowedHeaders: ['*'],
   ExposeHeaders: ['ETag', 'x-amz-version-id', 'x-amz-server-side-encryption'],
   MaxAgeSeconds: 3000

@@ -104,6 +104,54 @@ export async function getObject(
 }
 
 /**
+ * An object's ETag and version outside the browser; null when it does not
+ * exist.
+ */
+export async function headObject(
+  bucket: string,
+  key: string
+): Promise<{ etag: string; versionId: string | null } | null> {
+  const response = await fetch(objectUrl(bucket, key), {
+    method: 'HEAD',
+    headers: s3Headers()
+  });
+  if (response.status === 404) {
+    return null;
+  }
+  if (!response.ok) {
+    throw new Error(`HEAD ${bucket}/${key}: ${response.status}`);
+  }
+  return {
+    etag: response.headers.get('ETag') ?? '',
+    versionId: response.headers.get('x-amz-version-id')
+  };
+}
+
+/**
+ * The keys of a bucket's multipart uploads that were neither completed nor
+ * aborted (their parts are stored, and billed, until then).
+ */
+export async function openUploads(bucket: string): Promise<string[]> {
+  const url = `${fixture().endpoint_url}/${bucket}?uploads`;
+  const response = await fetch(url, { headers: s3Headers() });
+  if (!response.ok) {
+    throw new Error(`GET ${url}: ${response.status}`);
+  }
+  const xml = await response.text();
+  return [...xml.matchAll(/<Upload>[\s\S]*?<Key>([^<]*)<\/Key>/g)].map(
+    match => match[1]
+  );
+}
+
+/**
+ * Write a file below the Jupyter root on disk, as another program would
+ * (a large one is faster so than through the contents API).
+ */
+export function writeOnDisk(relativePath: string, data: string | Buffer): void {
+  fs.writeFileSync(path.join(fixture().root_dir, relativePath), data);
+}
+
+/**
  * Write an object outside the browser (the fixture's buckets allow it).
  */
 export async function putObject(

@@ -370,7 +370,7 @@ test.describe('with a bucket another site shares', () => {
     // the Lab origins' old rule without this one.
     expect(shown[0]).toEqual({
       AllowedOrigins: [baseURL],
-      AllowedMethods: ['GET', 'HEAD', 'PUT', 'DELETE'],
+      AllowedMethods: ['GET', 'HEAD', 'PUT', 'POST', 'DELETE'],
       AllowedHeaders: ['*'],
       ExposeHeaders: [
         'ETag',

@@ -4,9 +4,12 @@ import {
   coreSettings,
   expectNotification,
   getObject,
+  headObject,
   notebookText,
+  openUploads,
   putObject,
-  readFile
+  readFile,
+  writeOnDisk
 } from './helpers';
 import { cloneDialog, publishDialog, toast } from './pages';
 
@@ -225,6 +228,123 @@ test.describe('publish from the file browser', () => {
     });
     const stored = await getObject('published', path);
     expect(stored!.body.toString('utf8')).toContain('Edited before publishing');
+  });
+});
+
+/**
+ * A notebook of `size` bytes whose text outputs hold most of it, with
+ * non-ASCII text, as people's large notebooks are.
+ */
+function largeNotebook(size: number, marker: string): Buffer {
+  const line = `${marker} é ✓ ${'x'.repeat(60)}\n`;
+  const empty = Buffer.byteLength(notebookText([]));
+  const count = Math.floor(
+    (size - empty - 400) / (Buffer.byteLength(line) + 3)
+  );
+  const text = notebookText([
+    {
+      cell_type: 'code',
+      execution_count: 1,
+      id: 'big',
+      metadata: {},
+      outputs: [
+        {
+          name: 'stdout',
+          output_type: 'stream',
+          text: new Array(count).fill(line)
+        }
+      ],
+      source: ['print(data)']
+    }
+  ]);
+  return Buffer.from(text);
+}
+
+test.describe('a large notebook', () => {
+  const MiB = 1024 * 1024;
+
+  test('is published in parts while it is read, byte for byte, and again as a new version', async ({
+    page,
+    tmpPath
+  }) => {
+    const name = 'large.ipynb';
+    const path = `${tmpPath}/${name}`;
+    const first = largeNotebook(40 * MiB, 'first');
+    writeOnDisk(path, first);
+    await page.filebrowser.refresh();
+
+    await publishFromContextMenu(page, name);
+    const dialog = publishDialog(page);
+    await expect(
+      dialog.locator('.jp-Bookshelf-publish-status[data-state="new"]')
+    ).toBeVisible();
+    await dialog.getByRole('button', { name: 'Publish' }).click();
+    await expect(toast(page, 'Published version')).toBeVisible({
+      timeout: 60000
+    });
+
+    const stored = await getObject('published', path);
+    expect(stored!.body.equals(first)).toBe(true);
+    // S3's ETag of an object uploaded in parts of 8 MiB.
+    const head = await headObject('published', path);
+    const parts = Math.ceil(first.length / (8 * MiB));
+    expect(parts).toBeGreaterThan(4);
+    expect(head!.etag).toMatch(new RegExp(`^"[0-9a-f]{32}-${parts}"$`));
+    expect(await openUploads('published')).not.toContain(path);
+
+    // Saved again and published again: moto ignores If-Match on the
+    // completion of an upload in parts, so the replace of the version seen
+    // is one conditional put (what keeps the promise there).
+    const second = largeNotebook(24 * MiB, 'second');
+    writeOnDisk(path, second);
+    await publishFromContextMenu(page, name);
+    await expect(
+      dialog.locator('.jp-Bookshelf-publish-status[data-state="exists"]')
+    ).toBeVisible();
+    await dialog.getByRole('button', { name: 'Replace' }).click();
+    await expect
+      .poll(async () => (await headObject('published', path))?.versionId, {
+        timeout: 60000
+      })
+      .not.toBe(stored!.versionId);
+    const replaced = await getObject('published', path);
+    expect(replaced!.body.equals(second)).toBe(true);
+    expect(replaced!.versionId).not.toBe(stored!.versionId);
+    const earlier = await getObject('published', path, stored!.versionId!);
+    expect(earlier!.body.equals(first)).toBe(true);
+    expect(await openUploads('published')).not.toContain(path);
+  });
+
+  test('cancelled while its parts go up, leaves no object and no parts', async ({
+    page,
+    tmpPath
+  }) => {
+    const name = 'cancelled.ipynb';
+    const path = `${tmpPath}/${name}`;
+    writeOnDisk(path, largeNotebook(40 * MiB, 'cancelled'));
+    await page.filebrowser.refresh();
+    // The second part is held back, so that there is time to cancel.
+    await page.route(/partNumber=2(&|$)/, async route => {
+      await new Promise(resolve => setTimeout(resolve, 4000));
+      await route.fallback().catch(() => undefined);
+    });
+
+    await publishFromContextMenu(page, name);
+    const dialog = publishDialog(page);
+    await expect(
+      dialog.locator('.jp-Bookshelf-publish-status[data-state="new"]')
+    ).toBeVisible();
+    await dialog.getByRole('button', { name: 'Publish' }).click();
+    const progress = toast(page, `Publishing ${path}`);
+    await progress.getByRole('button', { name: 'Cancel' }).click();
+    await expect(toast(page, 'Publishing was cancelled.')).toBeVisible({
+      timeout: 10000
+    });
+    await expect
+      .poll(() => openUploads('published'), { timeout: 10000 })
+      .not.toContain(path);
+    expect(await headObject('published', path)).toBeNull();
+    await page.unroute(/partNumber=2(&|$)/);
   });
 });
 

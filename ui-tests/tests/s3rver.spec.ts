@@ -7,6 +7,7 @@
 import type { IJupyterLabPageFixture } from '@jupyterlab/galata';
 import {
   GetObjectCommand,
+  HeadObjectCommand,
   ListObjectsV2Command,
   PutObjectCommand,
   S3Client
@@ -21,7 +22,8 @@ import {
   expectNotification,
   fixture,
   namesOnDisk,
-  notebookText
+  notebookText,
+  writeOnDisk
 } from './helpers';
 import { expect, scanServerLogs, test } from './secrets';
 import { openInfoPanel, publishDialog, toast } from './pages';
@@ -167,6 +169,49 @@ test.describe('s3rver with the right keys', () => {
     );
     expect(published.s3_path).toBe(`s3://published/${model.path}`);
     expect(await readObject('published', model.path)).toBe(onDisk(model.path));
+  });
+});
+
+test.describe('s3rver with the right keys, a large notebook', () => {
+  useS3rver();
+
+  test('is published in parts, each part signed, byte for byte', async ({
+    page,
+    tmpPath
+  }) => {
+    const filePath = `${tmpPath}/large.ipynb`;
+    const line = JSON.stringify(`signed part é ✓ ${'y'.repeat(70)}\n`);
+    const text = notebookText([
+      {
+        cell_type: 'markdown',
+        id: 'big',
+        metadata: {},
+        source: new Array(250_000).fill(JSON.parse(line))
+      }
+    ]);
+    expect(Buffer.byteLength(text)).toBeGreaterThan(20 * 1024 * 1024);
+    writeOnDisk(filePath, text);
+    const parts: string[] = [];
+    page.on('requestfinished', request => {
+      const number = new URL(request.url()).searchParams.get('partNumber');
+      if (request.method() === 'PUT' && number) {
+        parts.push(number);
+      }
+    });
+
+    const published = await callBookshelf<{ etag: string }>(
+      page,
+      'publish',
+      filePath
+    );
+    expect(await readObject('published', filePath)).toBe(text);
+    const head = await client().send(
+      new HeadObjectCommand({ Bucket: 'published', Key: filePath })
+    );
+    expect(head.ETag).toBe(published.etag);
+    // 20 MiB and more in parts of 8 MiB, each signed (s3rver checks every
+    // signature; its ETag of the whole is the MD5 of the bytes, not S3's).
+    expect(parts.sort()).toEqual(['1', '2', '3']);
   });
 });
 
