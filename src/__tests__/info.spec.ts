@@ -428,7 +428,13 @@ describe('IBookshelf.info', () => {
       // bucket's other rules; without them the merge cannot be shown.
       const rule = JSON.parse(result.cors.rule!);
       expect(rule.AllowedOrigins).toEqual([ORIGIN]);
-      expect(rule.AllowedMethods).toEqual(['GET', 'HEAD', 'PUT', 'POST', 'DELETE']);
+      expect(rule.AllowedMethods).toEqual([
+        'GET',
+        'HEAD',
+        'PUT',
+        'POST',
+        'DELETE'
+      ]);
       expect(result.cors.fix).toContain('keeping the rules it has');
       expect(result.cors.corsConfiguration).toBeUndefined();
       expect(result['publish-bucket'].state).toBe('fail');
