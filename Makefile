@@ -3,6 +3,7 @@
 #   make demo    S3 server + JupyterLab with the extension, ready to use
 #   make test    lint, jest, pytest and the Galata UI tests
 #   make bench   benchmarks (not part of make test)
+#   make bench-large  200 MB and 1 GB notebooks both ways, with the tab's memory
 #
 # Everything is installed inside the repo (.venv, node_modules); a second run
 # reuses it.
@@ -36,13 +37,14 @@ BUILT := jupyterlab_bookshelf/labextension/package.json
 CHROMIUM := /usr/bin/chromium
 FRONTEND_SOURCES := $(shell find src style schema -type f 2>/dev/null) package.json tsconfig.json
 
-.PHONY: help setup demo demo-hub test bench screenshots lint clean
+.PHONY: help setup demo demo-hub test bench bench-large screenshots lint clean
 
 help:
 	@echo "make demo   start the S3 server and JupyterLab with the extension"
 	@echo "make demo-hub  the same on a local JupyterHub with two users (ana, bob)"
 	@echo "make test   lint, jest, pytest and the Galata UI tests"
 	@echo "make bench  benchmarks"
+	@echo "make bench-large  200 MB and 1 GB notebooks both ways"
 	@echo "make screenshots  the README's pictures"
 
 setup: $(STAMP_DEV)
@@ -99,6 +101,9 @@ test: setup $(STAMP_UI) $(CHROMIUM)
 bench: setup $(STAMP_UI) $(CHROMIUM)
 	$(PYTHON) bench/run.py
 	$(PYTHON) bench/server_side.py
+
+bench-large: setup $(STAMP_UI) $(CHROMIUM)
+	$(PYTHON) bench/run.py --large
 
 # The README's pictures (docs/images/), from the UI tests' servers.
 screenshots: setup $(STAMP_UI) $(CHROMIUM)

@@ -1,7 +1,42 @@
 /**
- * Helpers of the bench scripts (measure.js, profile.js) for Lab's page.
+ * Helpers of the bench scripts (measure.js, large.js, profile.js): the
+ * browser, Lab's page and the page's memory.
  */
+const fs = require('fs');
 const { performance } = require('perf_hooks');
+
+const LAUNCH = {
+  executablePath: process.env.BOOKSHELF_CHROMIUM || '/usr/bin/chromium',
+  args: [
+    '--no-sandbox',
+    '--disable-gpu',
+    '--disable-background-networking',
+    '--disable-component-update',
+    '--disable-sync',
+    '--no-first-run',
+    '--enable-precise-memory-info'
+  ]
+};
+
+function median(values) {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2
+    ? sorted[middle]
+    : (sorted[middle - 1] + sorted[middle]) / 2;
+}
+
+/** Headers of a signed request; the fixture server does not check them. */
+function s3Headers() {
+  const date = new Date().toISOString().replace(/[-:]|\.\d{3}/g, '');
+  return {
+    Authorization:
+      `AWS4-HMAC-SHA256 Credential=bookshelf-demo/${date.slice(0, 8)}/us-east-1/s3/aws4_request, ` +
+      `SignedHeaders=host;x-amz-content-sha256;x-amz-date, Signature=${'0'.repeat(64)}`,
+    'x-amz-date': date,
+    'x-amz-content-sha256': 'UNSIGNED-PAYLOAD'
+  };
+}
 
 /** Open Lab and wait until it is ready; resolves to the time it took. */
 async function openLab(page, url) {
@@ -28,4 +63,70 @@ async function exposeBookshelf(page) {
   });
 }
 
-module.exports = { exposeBookshelf, openLab };
+/** The resident memory of a process, from /proc (Linux), in bytes. */
+function residentBytes(pid) {
+  try {
+    const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
+    const match = /^VmRSS:\s+(\d+) kB/m.exec(status);
+    return match ? Number(match[1]) * 1024 : 0;
+  } catch {
+    return 0;
+  }
+}
+
+/** The renderer processes of the browser, by their PIDs. */
+async function rendererPids(browserSession) {
+  const { processInfo } = await browserSession.send(
+    'SystemInfo.getProcessInfo'
+  );
+  return processInfo
+    .filter(process => process.type === 'renderer')
+    .map(process => process.id);
+}
+
+/**
+ * Peak memory above the start while `task` runs in the page, in bytes: the
+ * V8 heap alone; the V8 heap plus ArrayBuffers (where downloaded and
+ * uploaded bytes live: `backingStorageSize`); and the resident memory of
+ * the renderer processes (the tab's memory as the system sees it, which
+ * also holds Blink's and the network's copies).
+ */
+async function peakMemory(page, session, browserSession, task, arg) {
+  await session.send('HeapProfiler.collectGarbage');
+  const pids = await rendererPids(browserSession);
+  const usage = async () => {
+    const heap = await session.send('Runtime.getHeapUsage');
+    return {
+      heap: heap.usedSize,
+      buffers: heap.usedSize + (heap.backingStorageSize ?? 0),
+      rss: pids.reduce((sum, pid) => sum + residentBytes(pid), 0)
+    };
+  };
+  const before = await usage();
+  const peak = { ...before };
+  let running = true;
+  const poll = (async () => {
+    while (running) {
+      const now = await usage();
+      for (const name of Object.keys(peak)) {
+        peak[name] = Math.max(peak[name], now[name]);
+      }
+      await new Promise(resolve => setTimeout(resolve, 10));
+    }
+  })();
+  await page.evaluate(task, arg);
+  running = false;
+  await poll;
+  return Object.fromEntries(
+    Object.keys(peak).map(name => [name, peak[name] - before[name]])
+  );
+}
+
+module.exports = {
+  exposeBookshelf,
+  LAUNCH,
+  median,
+  openLab,
+  peakMemory,
+  s3Headers
+};

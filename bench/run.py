@@ -31,6 +31,11 @@ LAB_PORT = int(os.environ.get("BOOKSHELF_BENCH_LAB_PORT", "17888"))
 PLAIN_LAB_PORT = LAB_PORT + 1
 S3_PORT = int(os.environ.get("BOOKSHELF_BENCH_S3_PORT", "17000"))
 ROUNDS = int(os.environ.get("BOOKSHELF_BENCH_ROUNDS", "5"))
+#: `--large`: the sizes (MB) and rounds of the large notebooks.
+LARGE_SIZES = [
+    int(size) for size in os.environ.get("BOOKSHELF_BENCH_LARGE_MB", "200,1024").split(",")
+]
+LARGE_ROUNDS = int(os.environ.get("BOOKSHELF_BENCH_LARGE_ROUNDS", "3"))
 RUN_DIR = REPO / ".run" / "bench"
 
 
@@ -100,6 +105,95 @@ def prepare(root: Path, endpoint: str) -> dict:
             "notebookModel": str(notebook_model),
         }
     return {"objects": objects, "sources": sources, "files": files, "sizes": sizes}
+
+
+def large_notebook(path: Path, size: int) -> int:
+    """Write a notebook of about ``size`` bytes whose stream outputs hold most of it (text with
+    non-ASCII characters, as large notebooks have), without holding it in memory; its size."""
+    line = json.dumps(f"large é ✓ {'x' * 100}\n")
+    head = '{"cells": [{"cell_type": "code", "execution_count": 1, "id": "large", "metadata": {},'
+    head += ' "outputs": [{"name": "stdout", "output_type": "stream", "text": ['
+    tail = ']}], "source": ["print(data)"]}], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}\n'
+    count = max(1, (size - len(head) - len(tail)) // (len(line.encode()) + 1))
+    block = ",".join([line] * 1000).encode()
+    with path.open("wb") as file:
+        file.write(head.encode())
+        written = 0
+        while written < count:
+            n = min(1000, count - written)
+            file.write(b"," if written else b"")
+            file.write(block if n == 1000 else ",".join([line] * n).encode())
+            written += n
+        file.write(tail.encode())
+    return path.stat().st_size
+
+
+def prepare_large(root: Path, endpoint: str) -> dict:
+    """The large notebooks, in the file tree and in S3, with a presigned URL of each."""
+    client = s3_client(endpoint)
+    for folder in ("bench", "bench-large", "bench-large-clones", "bench-large-url"):
+        (root / folder).mkdir(exist_ok=True)
+    large = {}
+    for megabytes in LARGE_SIZES:
+        label = f"{megabytes}MB" if megabytes < 1024 else f"{megabytes // 1024}GB"
+        source = f"bench/large-{label}.ipynb"
+        size = large_notebook(root / source, megabytes * 1024**2)
+        key = f"bench/large-{label}.ipynb"
+        client.upload_file(str(root / source), "examples", key)
+        large[label] = {
+            "key": key,
+            "source": source,
+            "size": size,
+            "presignedUrl": client.generate_presigned_url(
+                "get_object", Params={"Bucket": "examples", "Key": key}, ExpiresIn=3600
+            ),
+            "putUrl": f"{endpoint}/published/bench-baseline/large-{label}.ipynb",
+        }
+    return large
+
+
+def large_table(results: dict) -> str:
+    """The markdown of ``--large``."""
+
+    def times(entry: dict) -> str:
+        low, high = entry["msRange"]
+        return f"{entry['ms'] / 1000:,.1f} s ({low / 1000:,.1f}–{high / 1000:,.1f})"
+
+    def memory(entry: dict, size: int) -> str:
+        return (
+            f"{entry['buffers'] / size:.2f}× / {entry['rss'] / size:.2f}×"
+            f" ({entry['rss'] / 1024**2:,.0f} MiB)"
+        )
+
+    names = {
+        "clone": "Bookshelf clone",
+        "openUrl": "“Open from URL” (fetch + upload)",
+        "publish": "Bookshelf publish",
+        "fetchPut": "fetch PUT of the file from the page",
+    }
+    memory_gib = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 1024**3
+    lines = [
+        "# Large notebooks in the browser",
+        "",
+        f"Run {datetime.now(timezone.utc):%Y-%m-%d %H:%M} UTC on {platform.machine()},"
+        f" {os.cpu_count()} cores, {memory_gib:.0f} GiB,"
+        f" Chromium {results['browser']}; median of {LARGE_ROUNDS} runs (fastest–slowest),"
+        " variants interleaved; the machine's load average (1 min) at each start is given.",
+        "",
+        "Memory: peak above the level before, as multiples of the object: V8 heap plus",
+        "ArrayBuffers / the renderer processes' resident memory (the tab as the system sees it).",
+        "",
+        "| size | variant | time | memory | load |",
+        "|---|---|---|---|---|",
+    ]
+    for label, entry in results["results"].items():
+        size = entry["size"]
+        for name, title in names.items():
+            lines.append(
+                f"| {label} ({size / 1024**2:,.0f} MiB) | {title} | {times(entry[name])}"
+                f" | {memory(entry[name], size)} | {entry[name]['load']:.1f} |"
+            )
+    return "\n".join(lines) + "\n"
 
 
 def table(results: dict, sizes: dict) -> str:
@@ -191,9 +285,34 @@ def table(results: dict, sizes: dict) -> str:
     return "\n".join(lines)
 
 
+def run_large(lab_url: str, root: Path, endpoint: str) -> int:
+    """``--large``: measure, print and write ``results/large.md``."""
+    config = {
+        "labUrl": lab_url,
+        "rounds": LARGE_ROUNDS,
+        "maxObjectSizeMB": max(LARGE_SIZES) * 2,
+        "large": prepare_large(root, endpoint),
+    }
+    output = subprocess.run(
+        ["node", str(BENCH / "large.js"), json.dumps(config)],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout
+    results = json.loads(output.strip().splitlines()[-1])
+    markdown = large_table(results)
+    (BENCH / "results").mkdir(exist_ok=True)
+    (BENCH / "results" / "large.md").write_text(markdown)
+    (BENCH / "results" / "large.json").write_text(json.dumps(results, indent=1) + "\n")
+    print(markdown)
+    return 0
+
+
 def main() -> int:
     # --profile: where a clone and a publish spend their time (profile.js).
     profile = "--profile" in sys.argv[1:]
+    # --large: 200 MB and 1 GB notebooks both ways, against Open from URL (large.js).
+    large = "--large" in sys.argv[1:]
     if RUN_DIR.exists():
         shutil.rmtree(RUN_DIR)
     RUN_DIR.mkdir(parents=True)
@@ -218,6 +337,8 @@ def main() -> int:
         wait_for(f"{lab_url}/api/status")
         info = json.loads((RUN_DIR / "servers" / "fixture.json").read_text())
         root = Path(info["root_dir"])
+        if large:
+            return run_large(lab_url, root, info["endpoint_url"])
         plain = start_plain_lab(root)
         wait_for(f"http://127.0.0.1:{PLAIN_LAB_PORT}/api/status")
         prepared = prepare(root, info["endpoint_url"])
