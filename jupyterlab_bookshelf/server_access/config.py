@@ -9,6 +9,7 @@ from traitlets import Bool
 from traitlets.config import Configurable
 
 from ..deployment import resolve_publish_prefix
+from ..rules import load_rule
 from ..settings import allowed_buckets
 
 
@@ -52,9 +53,10 @@ class S3Settings:
             value = settings.get(name, default)
             return value.strip() if isinstance(value, str) else default
 
-        size = settings.get("maxObjectSizeMB", 200)
+        default_size = load_rule("settings")["defaults"]["maxObjectSizeMB"]
+        size = settings.get("maxObjectSizeMB", default_size)
         if isinstance(size, bool) or not isinstance(size, (int, float)):
-            size = 200
+            size = default_size
         return cls(
             endpoint_url=text("endpointUrl").rstrip("/"),
             region=text("region") or "us-east-1",

@@ -112,7 +112,7 @@ describe('parseSettings', () => {
     expect(settings.credentials.mode).toBe('session');
     expect(settings.overwritePolicy).toBe('confirm');
     expect(settings.allowedBuckets).toEqual([]);
-    expect(settings.maxObjectSizeMB).toBe(200);
+    expect(settings.maxObjectSizeMB).toBe(1024);
     expect(settings.openAfterCloneMaxMB).toBe(25);
   });
 });
