@@ -639,21 +639,25 @@ class _PartHashes:
         # Only a failed check goes back (to quote the text near the error).
         return self._file.seek(offset, whence)
 
-    def etag(self) -> str:
-        """The ETag of the bytes uploaded in parts (the MD5 of the parts' MD5s, and their
-        number), once the file is read to its end."""
+    def part_digests(self) -> list[bytes]:
+        """The MD5 digest of each part, once the file is read to its end."""
         while self.read(READ_SIZE):
             pass
-        digests = self._digests + ([self._part.digest()] if self._in_part or not self.size else [])
-        return f'"{hashlib.md5(b"".join(digests)).hexdigest()}-{len(digests)}"'
+        return self._digests + ([self._part.digest()] if self._in_part or not self.size else [])
 
 
 def check_publishable_file(os_path: str, part_size: int) -> dict[str, Any]:
     """The publish's notebook check of a saved file, read in pieces (memory flat in its size),
-    with what the browser compares with the bytes it uploaded in parts of ``part_size``: the
-    file's size and multipart ETag. Raises ``BookshelfError`` (``NotANotebook``)."""
+    with what the browser needs to upload it in parts of ``part_size`` without reading it
+    itself: the file's size, each part's MD5 (hex; the part's ``Content-MD5``, and what S3
+    answers as its ETag, so a part read after the file was saved again is found out) and the
+    ETag S3 gives the whole. Raises ``BookshelfError`` (``NotANotebook``)."""
     with open(os_path, "rb") as file:
         hashed = _PartHashes(file, part_size)
         check_notebook_stream(hashed, "publish")  # type: ignore[arg-type]
-        etag = hashed.etag()
-        return {"size": hashed.size, "etag": etag}
+        digests = hashed.part_digests()
+    return {
+        "size": hashed.size,
+        "etag": f'"{hashlib.md5(b"".join(digests)).hexdigest()}-{len(digests)}"',
+        "part_md5s": [digest.hex() for digest in digests],
+    }

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import base64
 import errno
+import hashlib
 import json
 import os
 
@@ -476,6 +477,10 @@ def test_publish_check_answers_the_size_and_multipart_etag(run, post_check, save
         "checked": "notebook",
         "size": len(data),
         "etag": multipart_etag_from_s3(data, PART),
+        "part_md5s": [
+            hashlib.md5(data[start : start + PART]).hexdigest()
+            for start in range(0, len(data), PART)
+        ],
     }
 
 

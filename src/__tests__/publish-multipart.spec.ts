@@ -14,10 +14,12 @@ import type {
   ITransferProgress,
   OverwritePolicy
 } from '../tokens';
+import { md5 } from '../s3/md5';
 import { bytesEqual, randomBytes, utf8 } from './fakes/bytes';
 import {
   FakeContentsManager,
   savedFiles,
+  savedRanges,
   serverChecks
 } from './fakes/contents';
 import {
@@ -80,9 +82,10 @@ describe('publishing a large notebook in parts', () => {
       contents,
       openSaved: async path => {
         const saved = await opener.open(path);
-        // Read as it arrives: never gathered whole.
+        // Read a part at a time: never gathered whole.
         return saved && { ...saved, bytes: () => Promise.reject('whole') };
       },
+      readSavedRange: savedRanges(contents),
       checkSaved: serverChecks(contents),
       conditionalWrites: conditionsHonoured,
       conditionalCompletes: conditionsHonoured,
@@ -178,7 +181,7 @@ describe('publishing a large notebook in parts', () => {
     expect(calls('abortMultipartUpload')).toHaveLength(1);
   });
 
-  it('completes nothing when the server finds it is not a notebook', async () => {
+  it('uploads nothing when the server finds it is not a notebook', async () => {
     const text = bigNotebook(2 * PART).replace(
       '"nbformat": 4',
       '"nbformat": 3'
@@ -188,21 +191,37 @@ describe('publishing a large notebook in parts', () => {
     expect(error.code).toBe('NotANotebook');
     expect(error.message).toContain("'work/big.ipynb' is not a valid");
     expect(await store.headObject(BUCKET, KEY)).toBeNull();
-    expect(calls('completeMultipartUpload')).toEqual([]);
+    expect(calls('createMultipartUpload')).toEqual([]);
   });
 
-  it('completes nothing when the file was saved again meanwhile', async () => {
+  it('completes nothing when the file was saved again after the check', async () => {
     const check = deps.checkSaved!;
     deps.checkSaved = async (path, partSize) => {
-      // Saved again between the read for the upload and the server's check.
-      contents.addFile(path, utf8(bigNotebook(2 * PART + 999)));
-      return check(path, partSize);
+      const checked = await check(path, partSize);
+      // Saved again (same size) between the server's check and the reads.
+      contents.addFile(
+        path,
+        utf8(bigNotebook(2 * PART + 12345).replace('xx', 'yy'))
+      );
+      return checked;
     };
     const error = await rejection(publish());
     expect(error.code).toBe('ReadFailed');
     expect(error.detail).toMatchObject({ reason: 'saved-meanwhile' });
     expect(error.message).toContain('saved again while it was being published');
     expect(await store.headObject(BUCKET, KEY)).toBeNull();
+    expect(calls('completeMultipartUpload')).toEqual([]);
+  });
+
+  it('publishes whole when the server does not give the parts', async () => {
+    deps.openSaved = savedFiles(contents, { pieceSize: 256 * 1024 }).open;
+    deps.readSavedRange = async () => null;
+    await publish();
+    expect(calls('abortMultipartUpload')).toHaveLength(1);
+    expect(calls('putObject')).toHaveLength(1);
+    expect(bytesEqual((await store.getObject(BUCKET, KEY)).bytes, BIG)).toBe(
+      true
+    );
   });
 
   it('publishes whole when the server cannot check the file', async () => {
@@ -310,24 +329,24 @@ describe('uploadInParts', () => {
     store.addBucket('b');
   });
 
-  async function* inPieces(
-    bytes: Uint8Array,
-    sizes: number[]
-  ): AsyncGenerator<Uint8Array> {
-    let start = 0;
-    for (let index = 0; start < bytes.length; index++) {
-      const size = sizes[index % sizes.length];
-      yield bytes.subarray(start, start + size);
-      start += size;
+  function source(bytes: Uint8Array) {
+    const md5s: Uint8Array[] = [];
+    for (let start = 0; start < bytes.length || !md5s.length; start += PART) {
+      md5s.push(md5(bytes.subarray(start, start + PART)));
     }
+    return {
+      size: bytes.length,
+      md5s,
+      read: async (start: number, end: number) => bytes.slice(start, end)
+    };
   }
 
   it.each([
-    ['pieces that straddle the parts', [1_000_003, 17, 4_194_304]],
-    ['one piece larger than a part', [3 * PART]],
-    ['a part exactly', [PART]]
-  ])('cuts %s into parts exactly', async (_, sizes) => {
-    const bytes = randomBytes(2 * PART + 1);
+    ['two parts and a byte', 2 * PART + 1],
+    ['one part exactly', PART],
+    ['a few bytes', 3]
+  ])('uploads %s in parts of the size given', async (_, size) => {
+    const bytes = randomBytes(size);
     const sent: { size: number; etag: string }[] = [];
     const uploadId = await store.createMultipartUpload('b', 'k');
     const result = await uploadInParts(
@@ -335,9 +354,10 @@ describe('uploadInParts', () => {
       'b',
       'k',
       uploadId,
-      inPieces(bytes, sizes),
+      source(bytes),
       {
         partSize: PART,
+        changed: () => new Error('changed'),
         complete: async (uploadId, parts, whole) => {
           sent.push(whole);
           return store.completeMultipartUpload('b', 'k', uploadId, parts);
@@ -351,15 +371,22 @@ describe('uploadInParts', () => {
     expect(store.openUploads()).toEqual([]);
   });
 
-  it('aborts the upload when the file cannot be read to its end', async () => {
-    async function* broken(): AsyncGenerator<Uint8Array> {
-      yield randomBytes(PART + 10);
-      throw new TypeError('network error');
-    }
+  it('aborts the upload when a part cannot be read', async () => {
+    const bytes = randomBytes(2 * PART);
     const uploadId = await store.createMultipartUpload('b', 'k');
+    const broken = {
+      ...source(bytes),
+      read: async (start: number) => {
+        if (start > 0) {
+          throw new TypeError('network error');
+        }
+        return bytes.slice(0, PART);
+      }
+    };
     await expect(
-      uploadInParts(store, 'b', 'k', uploadId, broken(), {
+      uploadInParts(store, 'b', 'k', uploadId, broken, {
         partSize: PART,
+        changed: () => new Error('changed'),
         complete: () => Promise.reject(new Error('not reached'))
       })
     ).rejects.toThrow('network error');

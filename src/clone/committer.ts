@@ -127,13 +127,15 @@ export class ServerCommitter implements ICommitter {
 export interface IServerCheck {
   size?: number;
   etag?: string;
+  /** Each part's MD5 digest, in hex. */
+  partMd5s?: string[];
 }
 
 /**
  * `POST {baseUrl}api/bookshelf/check`: check the file at `path` as a
  * notebook on the server, which reads it in pieces. With `partSize`, the
  * path is a saved notebook to publish (the publish's rules), and the
- * answer has its size and multipart ETag. Resolves to null when the
+ * answer has its size, each part's MD5 and its multipart ETag. Resolves to null when the
  * server cannot check it (no server extension, an older one, files not on
  * its disk); rejects with `NotANotebook` saying why it is not one.
  */
@@ -158,8 +160,15 @@ export async function checkOnServer(
       return {};
     }
     // An older server checks without answering these: as if it could not.
-    return typeof body.size === 'number' && typeof body.etag === 'string'
-      ? { size: body.size, etag: body.etag }
+    const partMd5s = body.part_md5s;
+    return typeof body.size === 'number' &&
+      typeof body.etag === 'string' &&
+      Array.isArray(partMd5s) &&
+      partMd5s.every(
+        (digest: unknown) =>
+          typeof digest === 'string' && /^[0-9a-f]{32}$/.test(digest)
+      )
+      ? { size: body.size, etag: body.etag, partMd5s }
       : null;
   }
   if (response.status === 400 && body?.code === 'NotANotebook') {

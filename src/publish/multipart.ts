@@ -1,18 +1,20 @@
 /**
- * Uploading a large file to S3 in parts while it is read: a multipart
- * upload whose parts go up a few at a time, so that the page holds a few
- * parts rather than the file (and a file above S3's 5 GB limit of one put
- * can be published at all). No UI here.
+ * Uploading a large file to S3 in parts: a multipart upload whose parts go
+ * up a few at a time, each read just before it is sent (from the Jupyter
+ * server, as a Blob the page never reads), so that the page holds no part
+ * of the file, and a file above S3's 5 GB limit of one put can be
+ * published at all. No UI here.
  *
  * Hand-written over the SDK's `Upload` (`@aws-sdk/lib-storage`) because
- * publishing needs what it does not give: every part with its Content-MD5,
- * the object's conditions on the completion (the overwrite policy), a
- * check of the whole before the completion, and the upload aborted on any
- * failure or Cancel so that no parts are left behind.
+ * publishing needs what it does not give: parts from a source other than
+ * the page's memory, every part with the Content-MD5 the server computed
+ * (and its ETag compared with it), the object's conditions on the
+ * completion (the overwrite policy), and the upload aborted on any failure
+ * or Cancel so that no parts are left behind.
  */
 
 import { BookshelfError, cancelled } from '../errors/errors';
-import { md5, Md5, toHex } from '../s3/md5';
+import { Md5, toHex } from '../s3/md5';
 import type {
   IObjectStore,
   IPutObjectResult,
@@ -47,15 +49,32 @@ export interface IUploadedWhole {
 }
 
 /**
+ * Where the parts come from: a file of `size` bytes, read a part at a time,
+ * each part's MD5 digest known beforehand (the server computed them when it
+ * checked the file), so the page need not read the bytes at all.
+ */
+export interface IPartSource {
+  size: number;
+  /** The MD5 digest of each part, in order. */
+  md5s: Uint8Array[];
+  /** The bytes from `start` to `end` (excluded). */
+  read(start: number, end: number): Promise<Uint8Array | Blob>;
+}
+
+/**
  * Options of `uploadInParts`.
  */
 export interface IUploadInPartsOptions {
   partSize?: number;
   partsAtOnce?: number;
   signal?: AbortSignal;
-  /** The bytes sent so far, and the size when it is known. */
-  onProgress?: (loaded: number, total?: number) => void;
-  total?: number;
+  /** The bytes stored so far, and the size. */
+  onProgress?: (loaded: number, total: number) => void;
+  /**
+   * The error to throw when a part's ETag is not the MD5 it was sent with:
+   * the bytes read are not those hashed (the file changed in between).
+   */
+  changed: () => unknown;
   /**
    * Make the parts one object (with the conditions the caller needs, and
    * its retries). Throwing here aborts the upload: nothing is published.
@@ -68,23 +87,27 @@ export interface IUploadInPartsOptions {
 }
 
 /**
- * Upload `pieces` (a file as it is read) to `bucket`/`key` in parts of the
- * multipart upload `uploadId` (started by the caller, who may do something
- * else when it cannot be), and complete it with `options.complete`. On any
- * failure, and on Cancel, the upload is aborted (its parts deleted) and
- * the error thrown.
+ * Upload `source` to `bucket`/`key` in parts of the multipart upload
+ * `uploadId` (started by the caller, who may do something else when it
+ * cannot be), a few parts at a time, each read just before it is sent,
+ * and complete it with `options.complete`. On any failure, and on Cancel,
+ * the upload is aborted (its parts deleted) and the error thrown.
  */
 export async function uploadInParts(
   store: IObjectStore,
   bucket: string,
   key: string,
   uploadId: string,
-  pieces: AsyncIterable<Uint8Array>,
+  source: IPartSource,
   options: IUploadInPartsOptions
 ): Promise<IPutObjectResult> {
   const partSize = options.partSize ?? PART_SIZE;
   const partsAtOnce = Math.max(1, options.partsAtOnce ?? PARTS_AT_ONCE);
-  const { signal } = options;
+  const { signal, size } = { signal: options.signal, size: source.size };
+  const count = Math.max(1, Math.ceil(size / partSize));
+  if (source.md5s.length !== count) {
+    throw new Error(`${count} parts, ${source.md5s.length} digests`);
+  }
   // One failed part stops the others.
   const stop = new AbortController();
   const onAbort = () => stop.abort();
@@ -92,70 +115,58 @@ export async function uploadInParts(
   if (signal?.aborted) {
     stop.abort();
   }
-
   const uploaded: IUploadedPart[] = [];
-  const digests: Uint8Array[] = [];
-  const running = new Set<Promise<void>>();
   let failure: unknown = null;
-  let sent = 0;
-  let size = 0;
+  let stored = 0;
   let completed = false;
 
-  const send = async (bytes: Uint8Array) => {
-    const partNumber = digests.length + 1;
-    // Hashed here, once: the part's Content-MD5 and the object's ETag.
-    const digest = md5(bytes);
-    digests.push(digest);
-    while (running.size >= partsAtOnce) {
-      await Promise.race(running);
-    }
-    if (failure !== null) {
+  const sendPart = async (index: number) => {
+    const start = index * partSize;
+    const end = Math.min(size, start + partSize);
+    const md5 = source.md5s[index];
+    const body = await source.read(start, end);
+    if (stop.signal.aborted) {
       return;
     }
-    const upload = store
-      .uploadPart(bucket, key, uploadId, partNumber, bytes, {
-        md5: digest,
+    const part = await store.uploadPart(
+      bucket,
+      key,
+      uploadId,
+      index + 1,
+      body,
+      {
+        md5,
         signal: stop.signal
-      })
-      .then(
-        part => {
-          uploaded.push(part);
-          sent += bytes.length;
-          options.onProgress?.(sent, options.total);
-        },
-        error => {
+      }
+    );
+    // S3 gives a part the MD5 of the bytes it got (but with KMS keys).
+    const bare = part.etag.replace(/"/g, '').toLowerCase();
+    if (!/kms/.test(part.serverSideEncryption ?? '') && bare !== toHex(md5)) {
+      throw options.changed();
+    }
+    uploaded.push(part);
+    stored += end - start;
+    options.onProgress?.(stored, size);
+  };
+
+  try {
+    let next = 0;
+    const worker = async () => {
+      while (next < count && failure === null && !stop.signal.aborted) {
+        const index = next++;
+        try {
+          await sendPart(index);
+        } catch (error) {
           if (failure === null) {
             failure = error;
           }
           stop.abort();
         }
-      )
-      .finally(() => running.delete(upload));
-    running.add(upload);
-  };
-
-  try {
-    const part = new PartBuffer(partSize);
-    for await (const piece of pieces) {
-      let offset = 0;
-      while (offset < piece.length) {
-        offset += part.take(piece, offset);
-        if (part.full) {
-          await send(part.release());
-        }
-        if (failure !== null || stop.signal.aborted) {
-          break;
-        }
       }
-      size += piece.length;
-      if (failure !== null || stop.signal.aborted) {
-        break;
-      }
-    }
-    if (failure === null && !stop.signal.aborted && (part.length || !size)) {
-      await send(part.release());
-    }
-    await Promise.all(running);
+    };
+    await Promise.all(
+      Array.from({ length: Math.min(partsAtOnce, count) }, worker)
+    );
     if (signal?.aborted) {
       throw cancelled();
     }
@@ -165,13 +176,11 @@ export async function uploadInParts(
     uploaded.sort((a, b) => a.partNumber - b.partNumber);
     const result = await options.complete(uploadId, uploaded, {
       size,
-      etag: multipartEtag(digests)
+      etag: multipartEtag(source.md5s)
     });
     completed = true;
     return result;
   } catch (error) {
-    stop.abort();
-    await Promise.all(running);
     throw signal?.aborted && !(error instanceof BookshelfError)
       ? cancelled({ cause: error })
       : error;
@@ -197,41 +206,4 @@ export function multipartEtag(partDigests: Uint8Array[]): string {
     hash.update(digest);
   }
   return `"${toHex(hash.digest())}-${partDigests.length}"`;
-}
-
-/**
- * One part being filled from the pieces of a file, allocated once.
- */
-class PartBuffer {
-  constructor(private readonly _size: number) {}
-
-  get length(): number {
-    return this._length;
-  }
-
-  get full(): boolean {
-    return this._length === this._size;
-  }
-
-  /** Copy what fits from `piece` at `offset`; how many bytes it took. */
-  take(piece: Uint8Array, offset: number): number {
-    if (!this._bytes) {
-      this._bytes = new Uint8Array(this._size);
-    }
-    const count = Math.min(this._size - this._length, piece.length - offset);
-    this._bytes.set(piece.subarray(offset, offset + count), this._length);
-    this._length += count;
-    return count;
-  }
-
-  /** The part's bytes; the buffer starts a new part. */
-  release(): Uint8Array {
-    const bytes = (this._bytes ?? new Uint8Array(0)).subarray(0, this._length);
-    this._bytes = null;
-    this._length = 0;
-    return bytes;
-  }
-
-  private _bytes: Uint8Array | null = null;
-  private _length = 0;
 }

@@ -19,7 +19,7 @@ import {
 import publishRules from '../rules/publish.json';
 import { ruleMessage } from '../rules/translate';
 import { sha256Digest } from '../s3/integrity';
-import { Md5, md5, toHex } from '../s3/md5';
+import { fromHex, Md5, md5, toHex } from '../s3/md5';
 import type { IObjectHead, IObjectStore, IPutObjectResult } from '../s3/types';
 import type { IServerCheck } from '../clone/committer';
 import type {
@@ -69,12 +69,22 @@ export interface IPublishDeps {
   openSaved?: (path: string) => Promise<ISavedFile | null>;
   /**
    * Check the saved notebook at `path` on the server (memory flat in its
-   * size), answering its size and its ETag when uploaded in parts of
-   * `partSize` (see `checkOnServer`); null when the server cannot. A
-   * notebook larger than `multipart.above` is published in parts only when
-   * the server can check it.
+   * size), answering its size, its parts' MD5 digests and its ETag when
+   * uploaded in parts of `partSize` (see `checkOnServer`); null when the
+   * server cannot. A notebook larger than `multipart.above` is published
+   * in parts only when the server can check it and give its parts.
    */
   checkSaved?: (path: string, partSize: number) => Promise<IServerCheck | null>;
+  /**
+   * The saved file's bytes from `start` to `end` (excluded), as a Blob the
+   * page need not read; null when the server does not give them so (it
+   * ignores ranges, or the file is shorter now).
+   */
+  readSavedRange?: (
+    path: string,
+    start: number,
+    end: number
+  ) => Promise<Uint8Array | Blob | null>;
   /**
    * As `conditionalWrites`, for the completion of a multipart upload.
    */
@@ -100,8 +110,6 @@ export interface ISavedFile {
   size?: number;
   /** Its bytes, whole; `onChunk` is given them as they arrive. */
   bytes(onChunk?: (chunk: Uint8Array) => void): Promise<Uint8Array>;
-  /** Its bytes as they arrive (read either these or `bytes`, once). */
-  pieces(): AsyncIterable<Uint8Array>;
   /** Let go of it unread. */
   release(): void;
 }
@@ -204,6 +212,7 @@ export async function publishNotebook(
       saved.size === undefined ||
       saved.size <= multipart.above ||
       !deps.checkSaved ||
+      !deps.readSavedRange ||
       !deps.conditionalCompletes
     ) {
       whole = await readWhole(deps, path, saved, trans);
@@ -430,6 +439,21 @@ async function publishInParts(
   options: ITransferOptions & { partSize: number }
 ): Promise<IPutObjectResult | null> {
   const { trans, store, bucket, key } = write;
+  // The parts are read from the server one at a time, not from this answer.
+  saved.release();
+  let checked: IServerCheck | null;
+  try {
+    checked = await deps.checkSaved!(path, options.partSize);
+  } catch (error) {
+    if (isBookshelfError(error, 'NotANotebook')) {
+      throw notPublishable(path, error.detail.message, trans, error);
+    }
+    throw couldNotRead(path, error, trans);
+  }
+  throwIfAborted(options.signal);
+  if (!checked?.partMd5s || checked.size === undefined) {
+    return null;
+  }
   let uploadId: string;
   try {
     uploadId = await store.createMultipartUpload(bucket, key, {
@@ -441,72 +465,71 @@ async function publishInParts(
       // A bucket whose CORS rule predates uploads in parts (no POST): put
       // it whole, which the rule allows. (Where S3 is unreachable, the put
       // fails as well, and says so.)
-      saved.release();
       return null;
     }
     throw error;
   }
-  const check = deps.checkSaved!(path, options.partSize);
-  check.catch(() => undefined); // awaited before the completion
+  const savedMeanwhile = () =>
+    new BookshelfError({
+      code: 'ReadFailed',
+      detail: { path, reason: 'saved-meanwhile' }
+    });
   const onProgress = options.onProgress;
   try {
-    return await uploadInParts(store, bucket, key, uploadId, saved.pieces(), {
-      partSize: options.partSize,
-      signal: options.signal,
-      total: saved.size,
-      onProgress: onProgress
-        ? (loaded, total) => onProgress({ loaded, total })
-        : undefined,
-      complete: async (uploadId, parts, sent) => {
-        let checked: IServerCheck | null;
-        try {
-          checked = await check;
-        } catch (error) {
-          if (isBookshelfError(error, 'NotANotebook')) {
-            throw notPublishable(path, error.detail.message, trans, error);
+    return await uploadInParts(
+      store,
+      bucket,
+      key,
+      uploadId,
+      {
+        size: checked.size,
+        md5s: checked.partMd5s.map(fromHex),
+        read: async (start, end) => {
+          let part: Uint8Array | Blob | null;
+          try {
+            part = await deps.readSavedRange!(path, start, end);
+          } catch (error) {
+            throw couldNotRead(path, error, trans);
           }
-          throw couldNotRead(path, error, trans);
+          if (part === null) {
+            throw new NotInParts();
+          }
+          return part;
         }
-        if (checked === null) {
-          throw new CannotCheck();
-        }
-        if (checked.size !== sent.size || checked.etag !== sent.etag) {
-          throw new BookshelfError({
-            code: 'ReadFailed',
-            detail: { path, reason: 'saved-meanwhile' }
-          });
-        }
-        return writeOnCondition(
-          write,
-          condition =>
-            write.store.completeMultipartUpload(
-              write.bucket,
-              write.key,
-              uploadId,
-              parts,
-              { ...condition, signal: options.signal }
-            ),
-          () => sent.etag
-        );
+      },
+      {
+        partSize: options.partSize,
+        signal: options.signal,
+        onProgress: onProgress
+          ? (loaded, total) => onProgress({ loaded, total })
+          : undefined,
+        changed: savedMeanwhile,
+        complete: (uploadId, parts, sent) =>
+          writeOnCondition(
+            write,
+            condition =>
+              store.completeMultipartUpload(bucket, key, uploadId, parts, {
+                ...condition,
+                signal: options.signal
+              }),
+            () => sent.etag
+          )
       }
-    });
+    );
   } catch (error) {
-    if (error instanceof CannotCheck) {
+    if (error instanceof NotInParts) {
       return null;
-    }
-    if (!isBookshelfError(error) && !options.signal?.aborted) {
-      // The saved file's body failed on the way from the Jupyter server.
-      throw couldNotRead(path, error, trans);
     }
     throw error;
   }
 }
 
 /**
- * The server cannot check a saved notebook (no server extension, or files
- * not on its disk).
+ * The server did not give a part of the saved file as asked (it ignores
+ * ranges, or the file is shorter now): nothing was published, and the
+ * notebook is read and published whole instead.
  */
-class CannotCheck extends Error {}
+class NotInParts extends Error {}
 
 /**
  * Write the object with `write`, under the publish's condition, and tell

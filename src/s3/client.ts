@@ -28,7 +28,7 @@ import {
 } from '../errors/errors';
 import { toBookshelfError } from './diagnosis';
 import { checkDownload, contentMd5, etagMd5, sha256Digest } from './integrity';
-import { Md5, toHex } from './md5';
+import { Md5, toBase64, toHex } from './md5';
 import { DOWNLOAD_ATTEMPTS, retryDamaged, UPLOAD_ATTEMPTS } from './retry';
 import {
   ICompleteUploadOptions,
@@ -367,13 +367,26 @@ class SdkObjectStore implements IObjectStore {
     key: string,
     uploadId: string,
     partNumber: number,
-    bytes: Uint8Array,
+    body: Uint8Array | Blob,
     options: IUploadPartOptions = {}
   ): Promise<IUploadedPart> {
-    const sha256 = sha256Digest(bytes);
-    const md5 = contentMd5(bytes, options.md5);
-    const digest = await sha256;
-    const payloadHash = digest ? toHex(digest) : undefined;
+    let md5: string;
+    let payloadHash: string | undefined;
+    if (body instanceof Uint8Array) {
+      const sha256 = sha256Digest(body);
+      md5 = contentMd5(body, options.md5);
+      const digest = await sha256;
+      payloadHash = digest ? toHex(digest) : undefined;
+    } else {
+      // A Blob goes from the browser's own process to S3 without being read
+      // into the page: the signature does not cover the body (S3 accepts
+      // this), its Content-MD5, which the signature covers, does.
+      if (!options.md5) {
+        throw new Error('A Blob part needs its MD5 digest.');
+      }
+      md5 = toBase64(options.md5);
+      payloadHash = 'UNSIGNED-PAYLOAD';
+    }
     return retryDamaged(UPLOAD_ATTEMPTS, options.signal, async () => {
       throwIfAborted(options.signal);
       try {
@@ -384,7 +397,7 @@ class SdkObjectStore implements IObjectStore {
           Key: key,
           UploadId: uploadId,
           PartNumber: partNumber,
-          Body: bytes,
+          Body: body,
           ContentMD5: md5
         });
         givePayloadHash(command, credentials, payloadHash);
@@ -399,7 +412,11 @@ class SdkObjectStore implements IObjectStore {
             detail: { bucket, key }
           });
         }
-        return { partNumber, etag: response.ETag };
+        return {
+          partNumber,
+          etag: response.ETag,
+          serverSideEncryption: response.ServerSideEncryption
+        };
       } catch (error) {
         if (isBookshelfError(error)) {
           throw error;

@@ -326,6 +326,17 @@ export function toHex(digest: Uint8Array): string {
 }
 
 /**
+ * The bytes of a digest written in hex.
+ */
+export function fromHex(hex: string): Uint8Array {
+  const digest = new Uint8Array(hex.length / 2);
+  for (let i = 0; i < digest.length; i++) {
+    digest[i] = parseInt(hex.slice(2 * i, 2 * i + 2), 16);
+  }
+  return digest;
+}
+
+/**
  * A digest in base64, as the `Content-MD5` header carries it.
  */
 export function toBase64(digest: Uint8Array): string {

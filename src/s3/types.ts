@@ -92,7 +92,10 @@ export interface IPutObjectResult {
  */
 export interface IUploadPartOptions {
   signal?: AbortSignal;
-  /** The part's MD5 digest, when the caller computed it already. */
+  /**
+   * The part's MD5 digest, when the caller knows it (required for a Blob,
+   * which is sent as it is, never read into the page).
+   */
   md5?: Uint8Array;
 }
 
@@ -102,6 +105,11 @@ export interface IUploadPartOptions {
 export interface IUploadedPart {
   partNumber: number;
   etag: string;
+  /**
+   * The part's server-side encryption, as the service said (with KMS, the
+   * ETag is not the part's MD5).
+   */
+  serverSideEncryption?: string;
 }
 
 /**
@@ -150,7 +158,7 @@ export interface IObjectStore {
     key: string,
     uploadId: string,
     partNumber: number,
-    bytes: Uint8Array,
+    body: Uint8Array | Blob,
     options?: IUploadPartOptions
   ): Promise<IUploadedPart>;
   /** Make the parts one object, under the options' conditions. */

@@ -68,32 +68,6 @@ export async function readResponse(
 }
 
 /**
- * A response's body as it arrives.
- */
-export async function* responsePieces(
-  response: Response
-): AsyncGenerator<Uint8Array> {
-  if (!response.body) {
-    yield new Uint8Array(await response.arrayBuffer());
-    return;
-  }
-  const reader = response.body.getReader();
-  try {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) {
-        return;
-      }
-      yield value;
-    }
-  } finally {
-    // A reader stopped early (a failed or cancelled publish) lets go of
-    // the connection.
-    await reader.cancel().catch(() => undefined);
-  }
-}
-
-/**
  * The service's collaborators.
  */
 export interface IBookshelfModelOptions {
@@ -340,6 +314,8 @@ export class BookshelfModel implements IBookshelfBackend {
           store: s3,
           contents: this._options.contents,
           openSaved: path => this._openSaved(path),
+          readSavedRange: (path, start, end) =>
+            this._readSavedRange(path, start, end),
           checkSaved: (path, partSize) =>
             checkOnServer(this._options.serverSettings, path, partSize),
           conditionalWrites: bucket =>
@@ -417,9 +393,40 @@ export class BookshelfModel implements IBookshelfBackend {
     return {
       size: Number.isSafeInteger(size) ? size : undefined,
       bytes: onChunk => readResponse(response, onChunk),
-      pieces: () => responsePieces(response),
       release: () => void response.body?.cancel().catch(() => undefined)
     };
+  }
+
+  /**
+   * The bytes of a saved file from `start` to `end` (excluded), as a Blob
+   * (the browser keeps it; the page does not read it); null when the server
+   * does not answer that range (it ignores ranges, or the file is shorter).
+   */
+  private async _readSavedRange(
+    path: string,
+    start: number,
+    end: number
+  ): Promise<Blob | null> {
+    const settings = this._options.serverSettings;
+    const url = URLExt.join(
+      settings.baseUrl,
+      'files',
+      URLExt.encodeParts(path)
+    );
+    const response = await ServerConnection.makeRequest(
+      url,
+      { cache: 'no-store', headers: { Range: `bytes=${start}-${end - 1}` } },
+      settings
+    );
+    if (response.status !== 206) {
+      await response.body?.cancel().catch(() => undefined);
+      if (response.ok || response.status === 404 || response.status === 416) {
+        return null;
+      }
+      throw new ServerConnection.ResponseError(response);
+    }
+    const part = await response.blob();
+    return part.size === end - start ? part : null;
   }
 
   /**

@@ -569,21 +569,15 @@ export function savedFiles(
         return null;
       }
       const bytes = contents.readBytes(path);
-      async function* pieces(): AsyncGenerator<Uint8Array> {
-        for (let start = 0; start < bytes.length; start += pieceSize) {
-          await delay(0);
-          yield bytes.slice(start, start + pieceSize);
-        }
-      }
       return {
         size: options.announceSize === false ? undefined : bytes.length,
         bytes: async onChunk => {
-          for await (const piece of pieces()) {
-            onChunk?.(piece);
+          for (let start = 0; start < bytes.length; start += pieceSize) {
+            await delay(0);
+            onChunk?.(bytes.slice(start, start + pieceSize));
           }
           return bytes;
         },
-        pieces,
         release: () => {
           opener.released++;
         }
@@ -594,9 +588,26 @@ export function savedFiles(
 }
 
 /**
+ * A publish's `readSavedRange` as the server's `/files/` path answers a
+ * range: the file's bytes as they are now, null past its end.
+ */
+export function savedRanges(
+  contents: FakeContentsManager
+): (path: string, start: number, end: number) => Promise<Uint8Array | null> {
+  return async (path, start, end) => {
+    await delay(0);
+    if (!contents.has(path)) {
+      return null;
+    }
+    const bytes = contents.readBytes(path);
+    return end <= bytes.length ? bytes.slice(start, end) : null;
+  };
+}
+
+/**
  * A publish's `checkSaved` as the server extension answers it: the
- * publish's notebook check of the file as it is now, with its size and
- * multipart ETag for `partSize`.
+ * publish's notebook check of the file as it is now, with its size, its
+ * parts' MD5 digests and its multipart ETag for `partSize`.
  */
 export function serverChecks(
   contents: FakeContentsManager
@@ -610,6 +621,10 @@ export function serverChecks(
       parts.push(etagOf(bytes.subarray(start, start + partSize)));
       start += partSize;
     }
-    return { size: bytes.length, etag: multipartEtag(parts) };
+    return {
+      size: bytes.length,
+      etag: multipartEtag(parts),
+      partMd5s: parts.map(etag => etag.replace(/"/g, ''))
+    };
   };
 }

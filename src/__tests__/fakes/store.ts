@@ -339,9 +339,13 @@ export class FakeObjectStore implements IObjectStore {
     key: string,
     uploadId: string,
     partNumber: number,
-    bytes: Uint8Array,
+    body: Uint8Array | Blob,
     options: IUploadPartOptions = {}
   ): Promise<IUploadedPart> {
+    const bytes =
+      body instanceof Uint8Array
+        ? body
+        : new Uint8Array(await new Response(body).arrayBuffer());
     this.calls.push(`uploadPart ${bucket}/${key} ${partNumber}`);
     const attempt = (this._partAttempts.get(partNumber) ?? 0) + 1;
     this._partAttempts.set(partNumber, attempt);
