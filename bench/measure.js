@@ -179,7 +179,12 @@ async function measureTransfers(browser) {
       entry.publish.push(
         await page.evaluate(async source => {
           const start = performance.now();
-          await window.bookshelf.publish(source, { overwrite: true });
+          // A new object each time, as a first publish (a replace on moto,
+          // which ignores If-Match on completing an upload in parts, is put
+          // whole).
+          await window.bookshelf.publish(source, {
+            destination: `bench-published/${performance.now()}.ipynb`
+          });
           return performance.now() - start;
         }, config.sources[size])
       );
@@ -232,7 +237,9 @@ async function measureTransfers(browser) {
     session,
     browserSession,
     async source => {
-      await window.bookshelf.publish(source, { overwrite: true });
+      await window.bookshelf.publish(source, {
+        destination: `bench-published/${performance.now()}.ipynb`
+      });
     },
     config.sources[largest]
   );
