@@ -173,11 +173,16 @@ export async function readPublishTarget(
  * the way Jupyter saves notebooks; either must be an nbformat 4 notebook.
  * Whether an existing object is replaced follows the overwrite policy (see
  * `decideOverwrite`); every put is conditional where it can be, so a
- * version another publisher wrote meanwhile is never lost.
+ * version another publisher wrote meanwhile is never lost. A saved
+ * notebook above `multipart.above` bytes is checked by the server and
+ * uploaded in parts read from the server (see `publishInParts`), where the
+ * server and the S3 service allow it; anything else is read, checked here
+ * and put whole.
  *
  * Throws `BookshelfError`s: `PublishNotConfigured`, `NotANotebook`,
  * `InvalidRequest`, `Conflict` (the object exists and may not be replaced,
- * or changed meanwhile; nothing was written), `Cancelled`, or the store's.
+ * or changed meanwhile; nothing was written), `ReadFailed` (also: saved
+ * again during the publish), `Cancelled`, or the store's.
  */
 export async function publishNotebook(
   deps: IPublishDeps,
