@@ -542,6 +542,35 @@ describe('IBookshelf.info', () => {
       expect(result.cors.message).toContain('was not checked');
     });
 
+    it('passes rules without POST, saying large notebooks are then published whole', async () => {
+      const older = [
+        { ...GOOD_RULES[0], allowedMethods: ['GET', 'HEAD', 'PUT', 'DELETE'] }
+      ];
+      const result = await checks({
+        store: store => store.setCors('published', older)
+      });
+      expect(result.cors.state).toBe('pass');
+      expect(result.cors.message).toContain(
+        'They do not allow POST, so a notebook above 16 MiB is published in one upload'
+      );
+      expect(result.cors.fix).toContain('To publish large notebooks in parts:');
+      expect(
+        JSON.parse(result.cors.corsConfiguration!)[0].AllowedMethods
+      ).toEqual(['GET', 'HEAD', 'PUT', 'DELETE', 'POST']);
+      // The rule proposed passes the check whole.
+      const good = await checks({
+        store: store =>
+          store.setCors('published', [
+            {
+              ...GOOD_RULES[0],
+              allowedMethods: ['GET', 'HEAD', 'PUT', 'POST', 'DELETE']
+            }
+          ])
+      });
+      expect(good.cors.message).not.toContain('POST');
+      expect(good.cors.fix).toBe('');
+    });
+
     it('passes when the service allows every origin without rules', async () => {
       const result = await checks({
         store: store => store.setCors('published', null)

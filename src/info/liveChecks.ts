@@ -11,12 +11,14 @@ import type { TranslationBundle } from '@jupyterlab/translation';
 import { BookshelfError, isBookshelfError } from '../errors/errors';
 import type { IConditionalWrites } from '../publish/conditional';
 import { describeError } from '../errors/describe';
+import publishRules from '../rules/publish.json';
 import { corsRule } from '../errors/messages';
 import {
   checkCorsRules,
   CLONE_METHODS,
   ICorsRule,
-  mergeCorsRules
+  mergeCorsRules,
+  PARTS_METHODS
 } from '../s3/cors';
 import type { ICredentials } from '../s3/credentials';
 import { probeReachable } from '../s3/diagnosis';
@@ -1024,16 +1026,30 @@ export class LiveChecks {
           origin
         );
         if (!refusedMethods.length && !hiddenHeaders.length) {
-          return this._check(
-            'cors',
-            label,
-            'pass',
-            trans.__(
-              'The CORS rules of %1 allow GET, HEAD and PUT from this page (%2) with the headers Bookshelf sends, and let it read ETag and x-amz-version-id.',
-              path,
-              origin
-            )
+          const passed = trans.__(
+            'The CORS rules of %1 allow GET, HEAD and PUT from this page (%2) with the headers Bookshelf sends, and let it read ETag and x-amz-version-id.',
+            path,
+            origin
           );
+          if (
+            checkCorsRules(cors.rules, origin, PARTS_METHODS).refusedMethods
+              .length
+          ) {
+            // Publishing works; only large notebooks lose the upload in parts.
+            const { fix, ...rest } = this._corsFix(cors.rules);
+            return this._check(
+              'cors',
+              label,
+              'pass',
+              `${passed} ${trans.__(
+                'They do not allow POST, so a notebook above %1 MiB is published in one upload, held in the page, instead of in parts.',
+                String(publishRules.multipart.above / 1024 ** 2)
+              )}`,
+              `${trans.__('To publish large notebooks in parts:')} ${fix}`,
+              rest
+            );
+          }
+          return this._check('cors', label, 'pass', passed);
         }
         const found: string[] = [];
         if (refusedMethods.length) {

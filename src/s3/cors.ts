@@ -41,15 +41,22 @@ export const CLONE_METHODS: string[] = [...corsDefinition.cloneMethods];
 export const SDK_HEADERS: string[] = [...corsDefinition.sdkHeaders];
 
 /**
+ * The methods a publish in parts uses besides PUT (to start and complete
+ * the upload); without them a large notebook is uploaded whole.
+ */
+export const PARTS_METHODS: string[] = ['POST'];
+
+/**
  * What the extension does from the browser, and what it must read back:
- * each required method of the rule (DELETE is proposed but optional), with
- * the SDK's headers and the method's own, and every exposed header.
+ * each method of the rule, with the SDK's headers and the method's own,
+ * and every exposed header. Only the required ones (`requiredMethods`) are
+ * checked unless others are asked for.
  */
 export const NEEDED_ACCESS: {
   method: string;
   headers: string[];
   expose: string[];
-}[] = corsDefinition.requiredMethods.map(method => ({
+}[] = corsDefinition.AllowedMethods.map(method => ({
   method,
   headers: [
     ...SDK_HEADERS,
@@ -118,9 +125,8 @@ export function checkCorsRules(
   methods?: string[]
 ): ICorsVerdict {
   const verdict: ICorsVerdict = { refusedMethods: [], hiddenHeaders: [] };
-  const needs = methods
-    ? NEEDED_ACCESS.filter(need => methods.includes(need.method))
-    : NEEDED_ACCESS;
+  const asked = methods ?? corsDefinition.requiredMethods;
+  const needs = NEEDED_ACCESS.filter(need => asked.includes(need.method));
   for (const need of needs) {
     const rule = matchingRule(rules, origin, need.method, need.headers);
     if (!rule) {
