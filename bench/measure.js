@@ -123,6 +123,56 @@ async function measureFirstUse(browser) {
   };
 }
 
+/**
+ * 50 clones of a 20 KB notebook in a row, and 20 at once (each under its
+ * own collision-safe name), as a class's links or a script's loop.
+ */
+async function measureManyClones(browser) {
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  await openLab(page, `${config.labUrl}/lab`);
+  await exposeBookshelf(page);
+  const key = config.smallKey;
+  const run = (count, atOnce) =>
+    page.evaluate(
+      async ({ key, count, atOnce }) => {
+        const clone = () =>
+          window.bookshelf.clone({
+            s3_bucket: 'examples',
+            s3_key: key,
+            target_path: 'bench-many/'
+          });
+        const start = performance.now();
+        const models = [];
+        if (atOnce) {
+          models.push(
+            ...(await Promise.all(Array.from({ length: count }, clone)))
+          );
+        } else {
+          for (let i = 0; i < count; i++) {
+            models.push(await clone());
+          }
+        }
+        const time = performance.now() - start;
+        const contents = window.jupyterapp.serviceManager.contents;
+        for (const model of models) {
+          await contents.delete(model.path);
+        }
+        return time;
+      },
+      { key, count, atOnce }
+    );
+  await run(5, false); // warm up: the S3 code is loaded
+  const inRow = [];
+  const atOnce = [];
+  for (let round = 0; round < config.rounds; round++) {
+    inRow.push(await run(50, false));
+    atOnce.push(await run(20, true));
+  }
+  await context.close();
+  return { many: { inRow: median(inRow), atOnce: median(atOnce) } };
+}
+
 async function measureTransfers(browser) {
   const context = await browser.newContext();
   const page = await context.newPage();
@@ -258,12 +308,14 @@ async function measureTransfers(browser) {
   try {
     const startup = await measureStartup(browser);
     const firstUse = await measureFirstUse(browser);
+    const many = await measureManyClones(browser);
     const transfers = await measureTransfers(browser);
     console.log(
       JSON.stringify({
         browser: browser.version(),
         ...startup,
         ...firstUse,
+        ...many,
         ...transfers
       })
     );

@@ -104,7 +104,22 @@ def prepare(root: Path, endpoint: str) -> dict:
             "fileModel": str(file_model),
             "notebookModel": str(notebook_model),
         }
-    return {"objects": objects, "sources": sources, "files": files, "sizes": sizes}
+    # A small notebook cloned many times: in a row and at once.
+    small = make_notebook(20 * 1024)
+    client.put_object(
+        Bucket="examples",
+        Key="bench/nb-20KB.ipynb",
+        Body=small,
+        ContentType="application/x-ipynb+json",
+    )
+    (root / "bench-many").mkdir(exist_ok=True)
+    return {
+        "objects": objects,
+        "sources": sources,
+        "files": files,
+        "sizes": sizes,
+        "smallKey": "bench/nb-20KB.ipynb",
+    }
 
 
 def large_notebook(path: Path, size: int) -> int:
@@ -249,6 +264,13 @@ def table(results: dict, sizes: dict) -> str:
         "",
         "Target: at most 1.2× (c) at every size.",
         "",
+        "## Many small clones (20 KB notebook)",
+        "",
+        "| measure | per clone | in all |",
+        "|---|---|---|",
+        f"| 50 in a row | {ms(results['many']['inRow'] / 50)} | {ms(results['many']['inRow'])} |",
+        f"| 20 at once | {ms(results['many']['atOnce'] / 20)} | {ms(results['many']['atOnce'])} |",
+        "",
         "## Start-up and first use",
         "",
         "| measure | value | target |",
@@ -347,7 +369,7 @@ def main() -> int:
             "plainLabUrl": f"http://127.0.0.1:{PLAIN_LAB_PORT}",
             "s3Url": info["endpoint_url"],
             "rounds": ROUNDS,
-            **{k: prepared[k] for k in ("objects", "sources", "files")},
+            **{k: prepared[k] for k in ("objects", "sources", "files", "smallKey")},
         }
         if profile:
             subprocess.run(["node", str(BENCH / "profile.js"), json.dumps(config)], check=True)

@@ -551,7 +551,7 @@ describe('IBookshelf.info', () => {
       });
       expect(result.cors.state).toBe('pass');
       expect(result.cors.message).toContain(
-        'They do not allow POST, so a notebook above 16 MiB is published in one upload'
+        'They do not allow POST, so a notebook above 1 MiB is published in one upload'
       );
       expect(result.cors.fix).toContain('To publish large notebooks in parts:');
       expect(

@@ -29,7 +29,7 @@ export const MULTIPART_ABOVE = publishRules.multipart.above;
 
 /**
  * The size of each part but the last (S3 asks at least 5 MiB, and at most
- * 10,000 parts: 16 MiB parts reach 160 GB).
+ * 10,000 parts: 8 MiB parts reach 80 GB).
  */
 export const PART_SIZE = publishRules.multipart.partSize;
 
