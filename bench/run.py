@@ -307,6 +307,17 @@ def table(results: dict, sizes: dict) -> str:
     return "\n".join(lines)
 
 
+def run_node(script: str, config: dict) -> dict:
+    """Run a browser script of the bench with its configuration; the JSON it prints last."""
+    output = subprocess.run(
+        ["node", str(BENCH / script), json.dumps(config)],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout
+    return json.loads(output.strip().splitlines()[-1])
+
+
 def run_large(lab_url: str, root: Path, endpoint: str) -> int:
     """``--large``: measure, print and write ``results/large.md``."""
     config = {
@@ -315,13 +326,7 @@ def run_large(lab_url: str, root: Path, endpoint: str) -> int:
         "maxObjectSizeMB": max(LARGE_SIZES) * 2,
         "large": prepare_large(root, endpoint),
     }
-    output = subprocess.run(
-        ["node", str(BENCH / "large.js"), json.dumps(config)],
-        check=True,
-        capture_output=True,
-        text=True,
-    ).stdout
-    results = json.loads(output.strip().splitlines()[-1])
+    results = run_node("large.js", config)
     markdown = large_table(results)
     (BENCH / "results").mkdir(exist_ok=True)
     (BENCH / "results" / "large.md").write_text(markdown)
@@ -374,13 +379,7 @@ def main() -> int:
         if profile:
             subprocess.run(["node", str(BENCH / "profile.js"), json.dumps(config)], check=True)
             return 0
-        output = subprocess.run(
-            ["node", str(BENCH / "measure.js"), json.dumps(config)],
-            check=True,
-            capture_output=True,
-            text=True,
-        ).stdout
-        results = json.loads(output.strip().splitlines()[-1])
+        results = run_node("measure.js", config)
         markdown = table(results, prepared["sizes"])
         (BENCH / "results").mkdir(exist_ok=True)
         (BENCH / "results" / "latest.md").write_text(markdown)

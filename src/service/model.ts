@@ -367,17 +367,7 @@ export class BookshelfModel implements IBookshelfBackend {
    * the file does not exist.
    */
   private async _openSaved(path: string): Promise<ISavedFile | null> {
-    const settings = this._options.serverSettings;
-    const url = URLExt.join(
-      settings.baseUrl,
-      'files',
-      URLExt.encodeParts(path)
-    );
-    const response = await ServerConnection.makeRequest(
-      url,
-      { cache: 'no-store' },
-      settings
-    );
+    const response = await this._requestSaved(path);
     if (response.status === 404) {
       return null;
     }
@@ -398,6 +388,27 @@ export class BookshelfModel implements IBookshelfBackend {
   }
 
   /**
+   * `GET` of a saved file from the server's `/files/` path, past the
+   * browser's cache.
+   */
+  private _requestSaved(
+    path: string,
+    headers: Record<string, string> = {}
+  ): Promise<Response> {
+    const settings = this._options.serverSettings;
+    const url = URLExt.join(
+      settings.baseUrl,
+      'files',
+      URLExt.encodeParts(path)
+    );
+    return ServerConnection.makeRequest(
+      url,
+      { cache: 'no-store', headers },
+      settings
+    );
+  }
+
+  /**
    * The bytes of a saved file from `start` to `end` (excluded), as a Blob
    * (the browser keeps it; the page does not read it); null when the server
    * does not answer that range (it ignores ranges, or the file is shorter).
@@ -407,17 +418,9 @@ export class BookshelfModel implements IBookshelfBackend {
     start: number,
     end: number
   ): Promise<Blob | null> {
-    const settings = this._options.serverSettings;
-    const url = URLExt.join(
-      settings.baseUrl,
-      'files',
-      URLExt.encodeParts(path)
-    );
-    const response = await ServerConnection.makeRequest(
-      url,
-      { cache: 'no-store', headers: { Range: `bytes=${start}-${end - 1}` } },
-      settings
-    );
+    const response = await this._requestSaved(path, {
+      Range: `bytes=${start}-${end - 1}`
+    });
     if (response.status !== 206) {
       await response.body?.cancel().catch(() => undefined);
       if (response.ok || response.status === 404 || response.status === 416) {

@@ -34,6 +34,23 @@ export function publishDialog(page: Page): Locator {
   return page.locator('.jp-Dialog', { hasText: 'Publish Notebook' });
 }
 
+/**
+ * In the publish dialog, once it has looked at the destination and found
+ * nothing there (`new`) or an object (`exists`), click Publish or Replace.
+ */
+export async function confirmPublish(
+  page: Page,
+  found: 'new' | 'exists'
+): Promise<void> {
+  const dialog = publishDialog(page);
+  await expect(
+    dialog.locator(`.jp-Bookshelf-publish-status[data-state="${found}"]`)
+  ).toBeVisible();
+  await dialog
+    .getByRole('button', { name: found === 'new' ? 'Publish' : 'Replace' })
+    .click();
+}
+
 /** A notification shown as a toast, by some of its words. */
 export function toast(page: Page, text: string | RegExp): Locator {
   return page.locator('.Toastify__toast', { hasText: text });

@@ -23,7 +23,7 @@ import {
   readFile,
   writeOnDisk
 } from './helpers';
-import { cloneDialog, publishDialog, toast } from './pages';
+import { cloneDialog, confirmPublish, publishDialog, toast } from './pages';
 
 const NOTEBOOK = notebookText([
   {
@@ -286,11 +286,7 @@ test.describe('a large notebook', () => {
     await page.filebrowser.refresh();
 
     await publishFromContextMenu(page, name);
-    const dialog = publishDialog(page);
-    await expect(
-      dialog.locator('.jp-Bookshelf-publish-status[data-state="new"]')
-    ).toBeVisible();
-    await dialog.getByRole('button', { name: 'Publish' }).click();
+    await confirmPublish(page, 'new');
     await expect(toast(page, 'Published version')).toBeVisible({
       timeout: 60000
     });
@@ -310,10 +306,7 @@ test.describe('a large notebook', () => {
     const second = largeNotebook(20 * MiB, 'second');
     writeOnDisk(path, second);
     await publishFromContextMenu(page, name);
-    await expect(
-      dialog.locator('.jp-Bookshelf-publish-status[data-state="exists"]')
-    ).toBeVisible();
-    await dialog.getByRole('button', { name: 'Replace' }).click();
+    await confirmPublish(page, 'exists');
     await expect
       .poll(async () => (await headObject('published', path))?.versionId, {
         timeout: 60000
@@ -342,11 +335,7 @@ test.describe('a large notebook', () => {
     });
 
     await publishFromContextMenu(page, name);
-    const dialog = publishDialog(page);
-    await expect(
-      dialog.locator('.jp-Bookshelf-publish-status[data-state="new"]')
-    ).toBeVisible();
-    await dialog.getByRole('button', { name: 'Publish' }).click();
+    await confirmPublish(page, 'new');
     const progress = toast(page, `Publishing ${path}`);
     await progress.getByRole('button', { name: 'Cancel' }).click();
     await expect(toast(page, 'Publishing was cancelled.')).toBeVisible({
@@ -425,11 +414,7 @@ test.describe('a publish bucket whose CORS rule predates uploads in parts', () =
     });
 
     await publishFromContextMenu(page, name);
-    const dialog = publishDialog(page);
-    await expect(
-      dialog.locator('.jp-Bookshelf-publish-status[data-state="new"]')
-    ).toBeVisible();
-    await dialog.getByRole('button', { name: 'Publish' }).click();
+    await confirmPublish(page, 'new');
     await expect(toast(page, 'Published version')).toBeVisible({
       timeout: 30000
     });
