@@ -1,4 +1,4 @@
-import { readResponse } from '../service/model';
+import { readResponse } from '../service/savedFile';
 
 /**
  * A response whose body arrives in the given pieces, as fetch's does.

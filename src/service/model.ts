@@ -4,11 +4,9 @@
  * client, clone, publish and info. No UI here; the plugins add dialogs
  * around it.
  */
-import { URLExt } from '@jupyterlab/coreutils';
 import { Contents, ServerConnection } from '@jupyterlab/services';
 import { nullTranslator, TranslationBundle } from '@jupyterlab/translation';
 
-import { ByteCollector } from '../transfer/bytes';
 import type { ICloneDependencies } from '../clone/clone';
 import { TRANSLATION_DOMAIN } from '../package';
 import { BookshelfError, isBookshelfError } from '../errors/errors';
@@ -17,7 +15,7 @@ import {
   type IConditionalWrites,
   probeConditionalWrites
 } from '../publish/conditional';
-import type { ISavedFile } from '../publish/publish';
+import { fetchSavedFile, fetchSavedRange } from './savedFile';
 import { requestAPI } from './serverApi';
 import type { IObjectStoreConfig } from '../s3/client';
 import { CredentialsProvider, ICredentialsRequest } from '../s3/credentials';
@@ -37,35 +35,6 @@ import type {
   IPublishResult,
   IPublishTargetInfo
 } from '../tokens';
-
-/**
- * A response's body in one buffer, handing each piece to `onChunk` as it
- * arrives (to hash it while the rest is on its way).
- */
-export async function readResponse(
-  response: Response,
-  onChunk?: (chunk: Uint8Array) => void
-): Promise<Uint8Array> {
-  if (!onChunk || !response.body) {
-    const bytes = new Uint8Array(await response.arrayBuffer());
-    onChunk?.(bytes);
-    return bytes;
-  }
-  const reader = response.body.getReader();
-  // The length is only a hint: a compressed answer announces fewer bytes.
-  const collected = new ByteCollector(
-    Number(response.headers.get('Content-Length'))
-  );
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) {
-      break;
-    }
-    collected.add(value);
-    onChunk(value);
-  }
-  return collected.bytes();
-}
 
 /**
  * The service's collaborators.
@@ -313,9 +282,9 @@ export class BookshelfModel implements IBookshelfBackend {
         {
           store: s3,
           contents: this._options.contents,
-          openSaved: path => this._openSaved(path),
+          openSaved: path => fetchSavedFile(this._options.serverSettings, path),
           readSavedRange: (path, start, end) =>
-            this._readSavedRange(path, start, end),
+            fetchSavedRange(this._options.serverSettings, path, start, end),
           checkSaved: (path, partSize) =>
             checkOnServer(this._options.serverSettings, path, partSize),
           conditionalWrites: bucket =>
@@ -360,76 +329,6 @@ export class BookshelfModel implements IBookshelfBackend {
       askCredentials: options.askCredentials === true
     });
     return { ...info, checks: await checks.run() };
-  }
-
-  /**
-   * A saved file from the server's `/files/` path, as it arrives; null when
-   * the file does not exist.
-   */
-  private async _openSaved(path: string): Promise<ISavedFile | null> {
-    const response = await this._requestSaved(path);
-    if (response.status === 404) {
-      return null;
-    }
-    if (!response.ok) {
-      throw new ServerConnection.ResponseError(response);
-    }
-    // A compressed answer announces fewer bytes than it gives.
-    const length = response.headers.get('Content-Length');
-    const size =
-      length !== null && !response.headers.get('Content-Encoding')
-        ? Number(length)
-        : undefined;
-    return {
-      size: Number.isSafeInteger(size) ? size : undefined,
-      bytes: onChunk => readResponse(response, onChunk),
-      release: () => void response.body?.cancel().catch(() => undefined)
-    };
-  }
-
-  /**
-   * `GET` of a saved file from the server's `/files/` path, past the
-   * browser's cache.
-   */
-  private _requestSaved(
-    path: string,
-    headers: Record<string, string> = {}
-  ): Promise<Response> {
-    const settings = this._options.serverSettings;
-    const url = URLExt.join(
-      settings.baseUrl,
-      'files',
-      URLExt.encodeParts(path)
-    );
-    return ServerConnection.makeRequest(
-      url,
-      { cache: 'no-store', headers },
-      settings
-    );
-  }
-
-  /**
-   * The bytes of a saved file from `start` to `end` (excluded), as a Blob
-   * (the browser keeps it; the page does not read it); null when the server
-   * does not answer that range (it ignores ranges, or the file is shorter).
-   */
-  private async _readSavedRange(
-    path: string,
-    start: number,
-    end: number
-  ): Promise<Blob | null> {
-    const response = await this._requestSaved(path, {
-      Range: `bytes=${start}-${end - 1}`
-    });
-    if (response.status !== 206) {
-      await response.body?.cancel().catch(() => undefined);
-      if (response.ok || response.status === 404 || response.status === 416) {
-        return null;
-      }
-      throw new ServerConnection.ResponseError(response);
-    }
-    const part = await response.blob();
-    return part.size === end - start ? part : null;
   }
 
   /**

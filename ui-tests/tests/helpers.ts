@@ -311,6 +311,35 @@ export function notebookText(cells: object[] = []): string {
 }
 
 /**
+ * A notebook of `size` bytes whose text outputs hold most of it, with
+ * non-ASCII text, as people's large notebooks are.
+ */
+export function largeNotebook(size: number, marker: string): Buffer {
+  const line = `${marker} é ✓ ${'x'.repeat(60)}\n`;
+  const empty = Buffer.byteLength(notebookText([]));
+  const count = Math.floor(
+    (size - empty - 400) / (Buffer.byteLength(line) + 3)
+  );
+  const text = notebookText([
+    {
+      cell_type: 'code',
+      execution_count: 1,
+      id: 'big',
+      metadata: {},
+      outputs: [
+        {
+          name: 'stdout',
+          output_type: 'stream',
+          text: new Array(count).fill(line)
+        }
+      ],
+      source: ['print(data)']
+    }
+  ]);
+  return Buffer.from(text);
+}
+
+/**
  * A notebook with one markdown cell: a title and `size` bytes of text.
  */
 export function titledNotebook(title: string, size = 100 * 1024): string {

@@ -10,7 +10,13 @@ import type { Browser, Page } from '@playwright/test';
 import * as fs from 'fs';
 import * as path from 'path';
 
-import { fixture, getObject, notebookText } from './helpers';
+import {
+  fixture,
+  getObject,
+  headObject,
+  largeNotebook,
+  notebookText
+} from './helpers';
 import { cloneDialog, publishDialog, toast } from './pages';
 
 function hub() {
@@ -112,20 +118,19 @@ test.describe('on a JupyterHub', () => {
     browser
   }) => {
     const name = `shared-${Date.now()}.ipynb`;
-    const text = notebookText([
-      {
-        cell_type: 'markdown',
-        metadata: {},
-        source: ['# Ana’s shared report']
-      }
-    ]);
+    // Above 1 MiB: uploaded in parts read as byte ranges of the saved file,
+    // through the hub's proxy to Ana's server.
+    const text = largeNotebook(3 * 1024 * 1024, 'Ana’s shared report');
     fs.mkdirSync(hub().homes.ana, { recursive: true });
     fs.writeFileSync(path.join(hub().homes.ana, name), text);
 
     const ana = await logIn(browser, 'ana');
     const notification = await publish(ana, name, 'ana');
     const stored = await getObject('published', `users/ana/${name}`);
-    expect(stored!.body.toString('utf8')).toBe(text);
+    expect(stored!.body.equals(text)).toBe(true);
+    expect((await headObject('published', `users/ana/${name}`))!.etag).toMatch(
+      /^"[0-9a-f]{32}-1"$/
+    );
 
     // The link's form is said next to it: a hub link.
     await notification.getByRole('button', { name: 'Copy Hub Link' }).click();
@@ -144,7 +149,7 @@ test.describe('on a JupyterHub', () => {
     const proposed = await cloneFromLink(bob, link);
     expect(path.basename(proposed)).toBe(name);
     const file = await fileOnDisk('bob', proposed);
-    expect(fs.readFileSync(file, 'utf8')).toBe(text);
+    expect(fs.readFileSync(file).equals(text)).toBe(true);
     await ana.context().close();
     await bob.context().close();
   });

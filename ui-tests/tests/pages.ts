@@ -51,6 +51,21 @@ export async function confirmPublish(
     .click();
 }
 
+/**
+ * Right-click a file in the file browser's listing, then Publish: as a
+ * person publishes a saved notebook.
+ */
+export async function publishFromContextMenu(
+  page: Page,
+  name: string
+): Promise<void> {
+  await page
+    .locator('.jp-DirListing-item', { hasText: name })
+    .first()
+    .click({ button: 'right' });
+  await page.getByRole('menuitem', { name: 'Publish', exact: true }).click();
+}
+
 /** A notification shown as a toast, by some of its words. */
 export function toast(page: Page, text: string | RegExp): Locator {
   return page.locator('.Toastify__toast', { hasText: text });

@@ -17,13 +17,20 @@ import {
   fixture,
   getObject,
   headObject,
+  largeNotebook,
   notebookText,
   openUploads,
   putObject,
   readFile,
   writeOnDisk
 } from './helpers';
-import { cloneDialog, confirmPublish, publishDialog, toast } from './pages';
+import {
+  cloneDialog,
+  confirmPublish,
+  publishDialog,
+  publishFromContextMenu,
+  toast
+} from './pages';
 
 const NOTEBOOK = notebookText([
   {
@@ -48,17 +55,6 @@ async function addNotebook(
 ): Promise<void> {
   await page.contents.uploadContent(NOTEBOOK, 'text', path);
   await page.filebrowser.refresh();
-}
-
-async function publishFromContextMenu(
-  page: IJupyterLabPageFixture,
-  name: string
-): Promise<void> {
-  await page
-    .locator('.jp-DirListing-item', { hasText: name })
-    .first()
-    .click({ button: 'right' });
-  await page.getByRole('menuitem', { name: 'Publish', exact: true }).click();
 }
 
 test.describe('publish from the file browser', () => {
@@ -242,35 +238,6 @@ test.describe('publish from the file browser', () => {
     expect(stored!.body.toString('utf8')).toContain('Edited before publishing');
   });
 });
-
-/**
- * A notebook of `size` bytes whose text outputs hold most of it, with
- * non-ASCII text, as people's large notebooks are.
- */
-function largeNotebook(size: number, marker: string): Buffer {
-  const line = `${marker} é ✓ ${'x'.repeat(60)}\n`;
-  const empty = Buffer.byteLength(notebookText([]));
-  const count = Math.floor(
-    (size - empty - 400) / (Buffer.byteLength(line) + 3)
-  );
-  const text = notebookText([
-    {
-      cell_type: 'code',
-      execution_count: 1,
-      id: 'big',
-      metadata: {},
-      outputs: [
-        {
-          name: 'stdout',
-          output_type: 'stream',
-          text: new Array(count).fill(line)
-        }
-      ],
-      source: ['print(data)']
-    }
-  ]);
-  return Buffer.from(text);
-}
 
 test.describe('a large notebook', () => {
   const MiB = 1024 * 1024;
