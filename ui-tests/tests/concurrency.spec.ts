@@ -1,10 +1,11 @@
 /**
  * Concurrency: many clones of one key into one folder, from one browser
  * and from two, a clone and a publish of the same notebook at once, and two
- * publishers racing for one key under each overwrite policy. The fault
+ * publishers racing for one key under each overwrite policy, from one page
+ * and, with notebooks large enough to go up in parts, from two browsers. The fault
  * proxy holds requests back so that the races really overlap.
  */
-import { galata, IJupyterLabPageFixture } from '@jupyterlab/galata';
+import type { IJupyterLabPageFixture } from '@jupyterlab/galata';
 import * as fs from 'fs';
 import * as path from 'path';
 
@@ -18,19 +19,29 @@ import {
   filesOnDisk,
   fixture,
   getObject,
+  headObject,
   IFaultRule,
+  largeNotebook,
   listFolder,
   listVersions,
   md5,
   namesOnDisk,
+  openUploads,
   proxyLog,
   proxyUrl,
   putObject,
   readFile,
   settleBookshelf,
   titledNotebook,
-  uid
+  uid,
+  writeOnDisk
 } from './helpers';
+import {
+  confirmPublish,
+  publishDialog,
+  publishFromContextMenu,
+  toast
+} from './pages';
 
 /**
  * Run calls of the page's IBookshelf at once; each settles to its result
@@ -109,26 +120,13 @@ test.describe('clones at once from two browsers', () => {
 
   test('20 clones of one key into one folder, split between two browsers, give 20 files in every round', async ({
     page,
-    browser,
-    baseURL,
-    mockSettings,
-    waitForApplication,
+    secondBrowser,
     tmpPath
   }) => {
     test.setTimeout(rounds * 60 * 1000);
-    // Two browser contexts share no Web Locks: they stand for two browsers
-    // (or two people) on one server.
-    const other = await galata.newPage({
-      baseURL: baseURL!,
-      browser,
-      mockSettings,
-      waitForApplication,
-      // Galata opens /lab/tree/<tmpPath>; an empty one is refused by Lab.
-      tmpPath
-    });
     // The server extension's commit path does the naming.
     let commits = 0;
-    for (const browserPage of [page, other.page]) {
+    for (const browserPage of [page, secondBrowser]) {
       browserPage.on('request', request => {
         if (
           request.method() === 'POST' &&
@@ -143,72 +141,66 @@ test.describe('clones at once from two browsers', () => {
     await putObject('examples', key, body, 'application/x-ipynb+json');
     const root = fixture().root_dir;
     const figures: { round: number; lost: number; problems: string[] }[] = [];
-    try {
-      for (let round = 1; round <= rounds; round++) {
-        const folder = `${tmpPath}/round-${round}`;
-        await page.contents.createDirectory(folder);
-        await page.contents.uploadContent(
-          'already here',
-          'text',
-          `${folder}/shared.ipynb`
+    for (let round = 1; round <= rounds; round++) {
+      const folder = `${tmpPath}/round-${round}`;
+      await page.contents.createDirectory(folder);
+      await page.contents.uploadContent(
+        'already here',
+        'text',
+        `${folder}/shared.ipynb`
+      );
+      const request = {
+        s3_bucket: 'examples',
+        s3_key: key,
+        target_path: `${folder}/`
+      };
+      const clones = (browserPage: IJupyterLabPageFixture) =>
+        Array.from({ length: perBrowser }, () =>
+          settleBookshelf(browserPage, 'clone', request)
         );
-        const request = {
-          s3_bucket: 'examples',
-          s3_key: key,
-          target_path: `${folder}/`
-        };
-        const clones = (browserPage: IJupyterLabPageFixture) =>
-          Array.from({ length: perBrowser }, () =>
-            settleBookshelf(browserPage, 'clone', request)
-          );
-        const results = await Promise.all([
-          ...clones(page),
-          ...clones(other.page)
-        ]);
-        // Read back on disk, outside both browsers.
-        // Files only: a rename also moves checkpoints (.ipynb_checkpoints).
-        const names = namesOnDisk(folder).filter(name =>
-          fs.statSync(path.join(root, folder, name)).isFile()
-        );
-        const partial = names.filter(name =>
-          name.endsWith('.bookshelf-partial')
-        );
-        const copies = names.filter(
-          name => name !== 'shared.ipynb' && !partial.includes(name)
-        );
-        const problems: string[] = [];
-        if (partial.length) {
-          problems.push(`${partial.length} temporary files left`);
-        }
-        const failed = results.filter(result => !result.ok);
-        if (failed.length) {
-          problems.push(`${failed.length} clones failed: ${failed[0].message}`);
-        }
-        const reported = new Set(results.map(result => result.value?.path));
-        if (reported.size !== results.length) {
-          problems.push(`${reported.size} distinct paths reported`);
-        }
-        const original = fs.readFileSync(
-          path.join(root, folder, 'shared.ipynb'),
-          'utf8'
-        );
-        if (original !== 'already here') {
-          problems.push('the file there was replaced');
-        }
-        for (const name of copies) {
-          const bytes = fs.readFileSync(path.join(root, folder, name));
-          if (md5(bytes) !== md5(body)) {
-            problems.push(`${name} does not hold the object's bytes`);
-          }
-        }
-        figures.push({
-          round,
-          lost: results.length - copies.length,
-          problems
-        });
+      const results = await Promise.all([
+        ...clones(page),
+        ...clones(secondBrowser)
+      ]);
+      // Read back on disk, outside both browsers.
+      // Files only: a rename also moves checkpoints (.ipynb_checkpoints).
+      const names = namesOnDisk(folder).filter(name =>
+        fs.statSync(path.join(root, folder, name)).isFile()
+      );
+      const partial = names.filter(name => name.endsWith('.bookshelf-partial'));
+      const copies = names.filter(
+        name => name !== 'shared.ipynb' && !partial.includes(name)
+      );
+      const problems: string[] = [];
+      if (partial.length) {
+        problems.push(`${partial.length} temporary files left`);
       }
-    } finally {
-      await other.page.context().close();
+      const failed = results.filter(result => !result.ok);
+      if (failed.length) {
+        problems.push(`${failed.length} clones failed: ${failed[0].message}`);
+      }
+      const reported = new Set(results.map(result => result.value?.path));
+      if (reported.size !== results.length) {
+        problems.push(`${reported.size} distinct paths reported`);
+      }
+      const original = fs.readFileSync(
+        path.join(root, folder, 'shared.ipynb'),
+        'utf8'
+      );
+      if (original !== 'already here') {
+        problems.push('the file there was replaced');
+      }
+      for (const name of copies) {
+        const bytes = fs.readFileSync(path.join(root, folder, name));
+        if (md5(bytes) !== md5(body)) {
+          problems.push(`${name} does not hold the object's bytes`);
+        }
+      }
+      figures.push({
+        round,
+        lost: results.length - copies.length,
+        problems
+      });
     }
     console.log(
       `clones lost per round of ${2 * perBrowser}: ` +
@@ -383,3 +375,85 @@ for (const [policy, newKey, expected] of [
     });
   });
 }
+
+test.describe('two browsers publish large notebooks to one key at once', () => {
+  const MiB = 1024 * 1024;
+
+  test('one is published in parts, whole; the other is told and leaves no parts', async ({
+    page,
+    secondBrowser,
+    tmpPath
+  }) => {
+    test.setTimeout(120 * 1000);
+    const pages = [page, secondBrowser];
+    const key = `${tmpPath}/shared-${uid()}.ipynb`;
+    // Each person's own notebook, above the size that goes up in parts.
+    const bodies = ['a', 'b'].map(name => {
+      const body = largeNotebook(10 * MiB, `Publisher ${name}`);
+      writeOnDisk(`${tmpPath}/${name}.ipynb`, body);
+      return body;
+    });
+    // Both uploads are in flight before either completes: each one's
+    // second part is held back.
+    await addFault({
+      method: 'PUT',
+      path: `/published/${key}`,
+      query: 'partNumber=2',
+      times: 2,
+      fault: { type: 'delay', ms: 2000, where: 'request' }
+    });
+
+    // Both dialogs look at the destination before either publishes: both
+    // find nothing there.
+    for (const [index, browserPage] of pages.entries()) {
+      await browserPage.filebrowser.refresh();
+      await publishFromContextMenu(browserPage, `${'ab'[index]}.ipynb`);
+      const destination = publishDialog(browserPage).locator(
+        'input[name="destination"]'
+      );
+      await destination.fill(key);
+      await expect(
+        publishDialog(browserPage).locator(
+          '.jp-Bookshelf-publish-status[data-state="new"]'
+        )
+      ).toBeVisible();
+    }
+    await Promise.all(
+      pages.map(browserPage => confirmPublish(browserPage, 'new'))
+    );
+
+    const outcome = async (browserPage: typeof page) => {
+      const published = toast(browserPage, 'Published version');
+      // Lab shortens a long notification: its start is enough.
+      const refused = toast(browserPage, 'was created by');
+      await expect(published.or(refused)).toBeVisible({ timeout: 60000 });
+      return (await published.count()) > 0 ? 'published' : 'refused';
+    };
+    const outcomes = await Promise.all(pages.map(outcome));
+    expect([...outcomes].sort()).toEqual(['published', 'refused']);
+    const winner = outcomes.indexOf('published');
+
+    // S3 holds the winner's notebook, byte for byte, as one version put
+    // together from its parts; the loser's upload was aborted.
+    const stored = await getObject('published', key);
+    expect(md5(stored!.body)).toBe(md5(bodies[winner]));
+    expect((await headObject('published', key))!.etag).toMatch(/-2"$/);
+    expect(await listVersions('published', key)).toHaveLength(1);
+    await expect
+      .poll(() => openUploads('published'), { timeout: 10000 })
+      .not.toContain(key);
+    // The two uploads overlapped: both were started before either was
+    // completed.
+    const log = await proxyLog(`/published/${key}`);
+    const posts = log.filter(entry => entry.method === 'POST');
+    const starts = posts.filter(entry =>
+      /(^|&)uploads(=|&|$)/.test(entry.query)
+    );
+    const completions = posts.filter(entry => /uploadId=/.test(entry.query));
+    expect(starts).toHaveLength(2);
+    expect(completions).toHaveLength(2);
+    expect(Math.max(...starts.map(entry => entry.n))).toBeLessThan(
+      Math.min(...completions.map(entry => entry.n))
+    );
+  });
+});

@@ -10,6 +10,10 @@
  * (`test.use({ mockSettings })`) differ from the last test's; at the root
  * folder (each test's `tmpPath` goes away after it). After each test the
  * page must be as it was: no dialog open.
+ *
+ * And `secondBrowser`: Lab at the test's folder in a browser context of
+ * its own, closed after the test. Two contexts share no Web Locks, storage
+ * or cache: they stand for two browsers (or two people) on one server.
  */
 import {
   expect,
@@ -21,7 +25,7 @@ import {
 export { expect };
 
 export const test = base.extend<
-  { lab: IJupyterLabPageFixture },
+  { lab: IJupyterLabPageFixture; secondBrowser: IJupyterLabPageFixture },
   { labs: ISharedLab }
 >({
   labs: [
@@ -55,6 +59,21 @@ export const test = base.extend<
     await use(labs.page);
     // What a test leaves open would meet the next one.
     await expect(labs.page.locator('.jp-Dialog')).toHaveCount(0);
+  },
+  secondBrowser: async (
+    { browser, baseURL, mockSettings, waitForApplication, tmpPath },
+    use
+  ) => {
+    const { page } = await galata.newPage({
+      baseURL: baseURL!,
+      browser,
+      mockSettings,
+      waitForApplication,
+      // Galata opens /lab/tree/<tmpPath>; an empty one is refused by Lab.
+      tmpPath
+    });
+    await use(page);
+    await page.context().close();
   }
 });
 
