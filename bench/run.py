@@ -241,8 +241,10 @@ def table(results: dict, sizes: dict) -> str:
         )
     lines += [
         "",
-        "Targets: clone at 10 MB and 50 MB at most 1.5× (a) and at least 5× faster than (b);"
-        " at 100 KB at most 50 ms more than (a)"
+        "Targets: clone faster than (b), the cost of saving the object as a notebook model"
+        " (the path nteract/bookstore takes), at every size; within 1.2× of (a) (the"
+        " floor: the S3 GET and the contents manager's save of the same bytes); at 100 KB at"
+        " most 30 ms more than (a)"
         f" (here: {medians['100KB']['clone'] - medians['100KB']['a']:+.0f} ms).",
         "",
         "## Publish (`IBookshelf.publish`, call to object stored)",
@@ -262,7 +264,7 @@ def table(results: dict, sizes: dict) -> str:
 
     lines += [
         "",
-        "Target: at most 1.2× (c) at every size.",
+        "Target: at most 1.2× (c) at 10 MB and above.",
         "",
         "## Many small clones (20 KB notebook)",
         "",
@@ -276,14 +278,15 @@ def table(results: dict, sizes: dict) -> str:
         "| measure | value | target |",
         "|---|---|---|",
         f"| JS the extension adds to Lab's start-up | {kb(results['startupBytes'])}"
-        f" ({', '.join(results['startupFiles'])}) | at most 12 KB |",
+        f" ({', '.join(results['startupFiles'])}) | at most 15 KB |",
         f"| Lab ready with the extension | {ms(results['readyWith'])} | within noise of without |",
         f"| Lab ready without the extension | {ms(results['readyWithout'])} | |",
         f"| S3 code loaded on the first clone (the SDK's chunk and the client module)"
         f" | {kb(results['firstUseS3Bytes'])} | at most 220 KB |",
         f"| all JS loaded on the first clone | {kb(results['firstUseBytes'])}"
         f" ({', '.join(results['firstUseFiles'])}) | |",
-        f"| extra time of the first clone (100 KB) | {ms(results['firstUseExtraMs'])} | |",
+        f"| extra time of the first clone (100 KB) | {ms(results['firstUseExtraMs'])}"
+        " | at most 200 ms |",
         "",
         "## Memory",
         "",
@@ -296,7 +299,7 @@ def table(results: dict, sizes: dict) -> str:
         *(
             f"| {name} of {largest} | {multiple(memory['heap'])}"
             f" | {multiple(memory['buffers'])} | {multiple(memory['rss'])}"
-            " | heap + ArrayBuffers at most 1.5× |"
+            " | heap + ArrayBuffers at most 1.5× (or a fixed bound above 100 MB) |"
             for name, memory in (
                 ("clone", results["cloneMemory"]),
                 ("publish", results["publishMemory"]),
