@@ -330,7 +330,9 @@ describe('showCloneDialog', () => {
       probeName: async (_folder, name) => name
     });
     const dialog = await shownDialog('Clone from S3');
-    const bucket = within(dialog).getByRole('textbox', { name: 'Bucket' });
+    const bucket = await within(dialog).findByRole('textbox', {
+      name: 'Bucket'
+    });
     await waitFor(() => expect(bucket).toHaveFocus());
     // Clone waits for a bucket and a key: Cancel is the last stop.
     expect(
