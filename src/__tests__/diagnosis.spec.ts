@@ -6,6 +6,7 @@ import {
   diagnoseNetworkFailure,
   isNetworkFailure,
   probeReachable,
+  refusedByCors,
   toBookshelfError
 } from '../s3/diagnosis';
 
@@ -209,10 +210,14 @@ describe('diagnoseNetworkFailure', () => {
     toBookshelfError(new TypeError('Failed to fetch'), objectContext);
 
   /** A fetch that records its calls and answers as told. */
-  function fakeFetch(answer: 'opaque' | 'refused' | 'hang') {
+  function fakeFetch(answer: 'opaque' | 'open' | 'refused' | 'hang') {
     const calls: { url: string; init?: RequestInit }[] = [];
     const fetchImpl = ((url: string, init?: RequestInit) => {
       calls.push({ url, init });
+      if (answer === 'open') {
+        // The server answers, and lets this page in.
+        return Promise.resolve(new Response(null, { status: 403 }));
+      }
       if (answer === 'opaque') {
         // The server answers, but its CORS rules refuse this page: a
         // no-cors request resolves (opaque), a cors request fails.
@@ -298,6 +303,37 @@ describe('diagnoseNetworkFailure', () => {
     ).toBe(diagnosed);
     // The two probes of the one diagnosis, none for the others.
     expect(calls).toHaveLength(2);
+  });
+
+  it('says Interrupted when the bucket lets this page in', async () => {
+    const { fetchImpl } = fakeFetch('open');
+    const error = await diagnoseNetworkFailure(
+      network(),
+      'http://127.0.0.1:9000',
+      fetchImpl
+    );
+    expect(error.code).toBe('Interrupted');
+  });
+
+  // What the SDK's retries ask after a network failure: only a refusal is
+  // not tried again.
+  it.each([
+    ['the bucket refuses this page', 'opaque', true],
+    ['the bucket lets this page in (a lost connection)', 'open', false],
+    ['nothing answers', 'refused', false]
+  ] as const)('refusedByCors when %s is %s', async (_, answer, refused) => {
+    const { calls, fetchImpl } = fakeFetch(answer);
+    expect(
+      await refusedByCors('http://s3.example.org', 'examples', fetchImpl, false)
+    ).toBe(refused);
+    expect(calls[0].init).toMatchObject({ mode: 'no-cors' });
+    if (answer !== 'refused') {
+      // Virtual-hosted style, as asked.
+      expect(calls[1].url).toBe('http://examples.s3.example.org/');
+      expect(calls[1].init).toMatchObject({ mode: 'cors' });
+    } else {
+      expect(calls).toHaveLength(1);
+    }
   });
 
   it('without a URL to probe, keeps the undiagnosed error', async () => {

@@ -19,6 +19,7 @@ const SECRET = 'sdk-test-SECRET-5d9e1c7a';
 const TOKEN = 'sdk-test-TOKEN-b28f04e6';
 
 interface IAnswer {
+  /** 0 for a network failure: the browser's bare TypeError. */
   status: number;
   headers?: { [name: string]: string };
   body?: string;
@@ -49,6 +50,9 @@ class ScriptedS3 {
     this.requests.push(request);
     const next =
       this._answers.length > 1 ? this._answers.shift()! : this._answers[0];
+    if (next.status === 0) {
+      throw new TypeError('Failed to fetch');
+    }
     const body = Buffer.from(next.body ?? '');
     return {
       // The shape of the SDK's HttpResponse.
@@ -83,14 +87,16 @@ function storeFor(
   credentials: ICredentials | null = {
     accessKeyId: 'AKIDSDKTEST',
     secretAccessKey: SECRET
-  }
+  },
+  refusedByCors?: (bucket: string) => Promise<boolean>
 ) {
   return createObjectStore({
     endpointUrl: 'http://127.0.0.1:9000',
     region: 'us-east-1',
     forcePathStyle: true,
     credentials: async () => credentials,
-    requestHandler: s3
+    requestHandler: s3,
+    refusedByCors
   });
 }
 
@@ -215,6 +221,66 @@ describe('the S3 SDK and the diagnosis, on S3 answers', () => {
     const error = await failure(storeFor(s3).getBucketVersioning('published'));
     expect(error.code).toBe('ServerError');
     expect(s3.requests).toHaveLength(4);
+  });
+
+  describe('a network failure (the browser tells no cause)', () => {
+    const failed: IAnswer = { status: 0 };
+
+    it('is tried four times when the bucket does not refuse this page', async () => {
+      const asked: string[] = [];
+      const s3 = new ScriptedS3([failed]);
+      const error = await failure(
+        storeFor(s3, undefined, async bucket => {
+          asked.push(bucket);
+          return false;
+        }).getObject('examples', 'a.ipynb')
+      );
+      expect(error.code).toBe('Unreachable');
+      expect(s3.requests).toHaveLength(4);
+      // Asked after each failed try but the last.
+      expect(asked).toEqual(['examples', 'examples', 'examples']);
+    });
+
+    it('is tried once when the bucket refuses this page (CORS)', async () => {
+      const s3 = new ScriptedS3([failed]);
+      const error = await failure(
+        storeFor(s3, undefined, async () => true).createMultipartUpload(
+          'published',
+          'large.ipynb'
+        )
+      );
+      expect(error.code).toBe('Unreachable');
+      expect(error.cause).toBeInstanceOf(TypeError);
+      expect(s3.requests).toHaveLength(1);
+    });
+
+    it('is tried again, and succeeds, when the connection came back', async () => {
+      const s3 = new ScriptedS3([
+        failed,
+        { status: 200, headers: { etag: '"abc"' } }
+      ]);
+      expect(
+        await storeFor(s3, undefined, async () => false).putObject(
+          'published',
+          'a.ipynb',
+          '{}'
+        )
+      ).toEqual({ etag: '"abc"', versionId: undefined });
+      expect(s3.requests).toHaveLength(2);
+    });
+
+    it('does not ask about CORS after an answer from S3', async () => {
+      let asked = 0;
+      const s3 = new ScriptedS3([answer(503, errorXml('SlowDown'))]);
+      await failure(
+        storeFor(s3, undefined, async () => {
+          asked++;
+          return true;
+        }).getObject('examples', 'a')
+      );
+      expect(s3.requests).toHaveLength(4);
+      expect(asked).toBe(0);
+    });
   });
 
   it('reads CORS rules, and no rules or no policy as null', async () => {

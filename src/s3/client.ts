@@ -18,6 +18,12 @@ import {
   S3Client,
   UploadPartCommand
 } from '@aws-sdk/client-s3';
+import { StandardRetryStrategy } from '@smithy/core/retry';
+import type {
+  RetryErrorInfo,
+  RetryStrategyV2,
+  StandardRetryToken
+} from '@smithy/types';
 
 import { ByteCollector } from '../transfer/bytes';
 import {
@@ -26,7 +32,7 @@ import {
   isBookshelfError,
   throwIfAborted
 } from '../errors/errors';
-import { toBookshelfError } from './diagnosis';
+import { isNetworkFailure, toBookshelfError } from './diagnosis';
 import { checkDownload, contentMd5, etagMd5, sha256Digest } from './integrity';
 import { Md5, toBase64, toHex } from './md5';
 import { DOWNLOAD_ATTEMPTS, retryDamaged, UPLOAD_ATTEMPTS } from './retry';
@@ -54,6 +60,12 @@ export interface IObjectStoreConfig {
   /** Resolves to null for unsigned (anonymous) requests. */
   credentials: () => Promise<ICredentials | null>;
   /**
+   * Whether the network failure of a request to `bucket` was its CORS rules
+   * refusing this page (see `refusedByCors`); such a request is not tried
+   * again. Without it, every network failure is tried again.
+   */
+  refusedByCors?: (bucket: string) => Promise<boolean>;
+  /**
    * The SDK's HTTP handler. Default: the browser's fetch. Unit tests pass one
    * that answers as S3 does, to test the SDK's errors and retries.
    */
@@ -76,7 +88,7 @@ class SdkObjectStore implements IObjectStore {
     versionId?: string
   ): Promise<IObjectHead | null> {
     try {
-      const client = await this._client();
+      const client = await this._client(bucket);
       const response = await client.send(
         new HeadObjectCommand({
           Bucket: bucket,
@@ -121,7 +133,7 @@ class SdkObjectStore implements IObjectStore {
     const context = { bucket, key, versionId };
     const denied = this._error(headError, context);
     try {
-      const client = await this._client();
+      const client = await this._client(bucket);
       const response = await client.send(
         new GetObjectCommand({
           Bucket: bucket,
@@ -169,7 +181,7 @@ class SdkObjectStore implements IObjectStore {
     throwIfAborted(signal);
     let response;
     try {
-      const client = await this._client();
+      const client = await this._client(bucket);
       response = await client.send(
         new GetObjectCommand({
           Bucket: bucket,
@@ -303,7 +315,7 @@ class SdkObjectStore implements IObjectStore {
     throwIfAborted(options.signal);
     try {
       const credentials = await this._config.credentials();
-      const client = this._createClient(credentials);
+      const client = this._createClient(credentials, bucket);
       const total = bytes.byteLength;
       options.onProgress?.(0, total);
       const command = new PutObjectCommand({
@@ -333,7 +345,7 @@ class SdkObjectStore implements IObjectStore {
   ): Promise<string> {
     throwIfAborted(options.signal);
     try {
-      const client = await this._client();
+      const client = await this._client(bucket);
       const response = await client.send(
         new CreateMultipartUploadCommand({
           Bucket: bucket,
@@ -391,7 +403,7 @@ class SdkObjectStore implements IObjectStore {
       throwIfAborted(options.signal);
       try {
         const credentials = await this._config.credentials();
-        const client = this._createClient(credentials);
+        const client = this._createClient(credentials, bucket);
         const command = new UploadPartCommand({
           Bucket: bucket,
           Key: key,
@@ -435,7 +447,7 @@ class SdkObjectStore implements IObjectStore {
   ): Promise<IPutObjectResult> {
     throwIfAborted(options.signal);
     try {
-      const client = await this._client();
+      const client = await this._client(bucket);
       const response = await client.send(
         new CompleteMultipartUploadCommand({
           Bucket: bucket,
@@ -464,7 +476,7 @@ class SdkObjectStore implements IObjectStore {
     uploadId: string
   ): Promise<void> {
     try {
-      const client = await this._client();
+      const client = await this._client(bucket);
       await client.send(
         new AbortMultipartUploadCommand({
           Bucket: bucket,
@@ -483,7 +495,7 @@ class SdkObjectStore implements IObjectStore {
     versionId?: string
   ): Promise<void> {
     try {
-      const client = await this._client();
+      const client = await this._client(bucket);
       await client.send(
         new DeleteObjectCommand({
           Bucket: bucket,
@@ -500,7 +512,7 @@ class SdkObjectStore implements IObjectStore {
     bucket: string
   ): Promise<'Enabled' | 'Suspended' | 'Off'> {
     try {
-      const client = await this._client();
+      const client = await this._client(bucket);
       const response = await client.send(
         new GetBucketVersioningCommand({ Bucket: bucket })
       );
@@ -514,7 +526,7 @@ class SdkObjectStore implements IObjectStore {
 
   async headBucket(bucket: string): Promise<void> {
     try {
-      const client = await this._client();
+      const client = await this._client(bucket);
       await client.send(new HeadBucketCommand({ Bucket: bucket }));
     } catch (error) {
       const status = (error as any)?.$metadata?.httpStatusCode;
@@ -530,7 +542,7 @@ class SdkObjectStore implements IObjectStore {
 
   async getBucketCors(bucket: string): Promise<ICorsRule[] | null> {
     try {
-      const client = await this._client();
+      const client = await this._client(bucket);
       const response = await client.send(
         new GetBucketCorsCommand({ Bucket: bucket })
       );
@@ -554,7 +566,7 @@ class SdkObjectStore implements IObjectStore {
 
   async getBucketPolicy(bucket: string): Promise<string | null> {
     try {
-      const client = await this._client();
+      const client = await this._client(bucket);
       const response = await client.send(
         new GetBucketPolicyCommand({ Bucket: bucket })
       );
@@ -567,11 +579,15 @@ class SdkObjectStore implements IObjectStore {
     }
   }
 
-  private async _client(): Promise<S3Client> {
-    return this._createClient(await this._config.credentials());
+  private async _client(bucket: string): Promise<S3Client> {
+    return this._createClient(await this._config.credentials(), bucket);
   }
 
-  private _createClient(credentials: ICredentials | null): S3Client {
+  private _createClient(
+    credentials: ICredentials | null,
+    bucket: string
+  ): S3Client {
+    const refusedByCors = this._config.refusedByCors;
     // A client per call is cheap, and picks up refreshed credentials.
     return new S3Client({
       region: this._config.region || 'us-east-1',
@@ -582,8 +598,16 @@ class SdkObjectStore implements IObjectStore {
       requestChecksumCalculation: 'WHEN_REQUIRED',
       responseChecksumValidation: 'WHEN_REQUIRED',
       // Throttling and server errors are retried with exponential backoff
-      // (the SDK's standard strategy) before an error reaches the person.
-      maxAttempts: 4,
+      // (the SDK's standard strategy) before an error reaches the person;
+      // a refusal by the bucket's CORS rules is not.
+      maxAttempts: MAX_ATTEMPTS,
+      ...(refusedByCors
+        ? {
+            retryStrategy: new NotRetryingCorsRefusals(MAX_ATTEMPTS, () =>
+              refusedByCors(bucket)
+            )
+          }
+        : {}),
       // Every request bypasses the browser's HTTP cache: S3 answers carry
       // Last-Modified and no Cache-Control, so Chromium would otherwise
       // answer a GetObject from its cache heuristically (stale bytes after
@@ -620,6 +644,53 @@ class SdkObjectStore implements IObjectStore {
       endpointUrl: this._config.endpointUrl
     });
   }
+}
+
+/** The SDK's tries of a request, the first included. */
+const MAX_ATTEMPTS = 4;
+
+/**
+ * The SDK's standard retries (backoff, throttling, its retry quota), except
+ * after a network failure that `refused` tells is the bucket's CORS rules
+ * refusing this page. The browser gives the same error for a dropped
+ * connection, which another try may cure; a refusal answers every try the
+ * same, and the tries and their pauses only keep the person waiting. (A rule
+ * that lets this page's GETs in but not another method cannot be told from
+ * a dropped connection: that request is tried again.)
+ */
+class NotRetryingCorsRefusals implements RetryStrategyV2 {
+  constructor(
+    maxAttempts: number,
+    private readonly _refused: () => Promise<boolean>
+  ) {
+    this._standard = new StandardRetryStrategy(maxAttempts);
+  }
+
+  acquireInitialRetryToken(scope: string): Promise<StandardRetryToken> {
+    return this._standard.acquireInitialRetryToken(scope);
+  }
+
+  async refreshRetryTokenForRetry(
+    token: StandardRetryToken,
+    errorInfo: RetryErrorInfo
+  ): Promise<StandardRetryToken> {
+    // Throws when the standard strategy tries no more: no question then.
+    const next = await this._standard.refreshRetryTokenForRetry(
+      token,
+      errorInfo
+    );
+    if (isNetworkFailure(errorInfo.error) && (await this._refused())) {
+      // The SDK ends its tries with the request's own error.
+      throw errorInfo.error;
+    }
+    return next;
+  }
+
+  recordSuccess(token: StandardRetryToken): void {
+    this._standard.recordSuccess(token);
+  }
+
+  private readonly _standard: StandardRetryStrategy;
 }
 
 /**

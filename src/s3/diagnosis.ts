@@ -280,21 +280,51 @@ export async function diagnoseNetworkFailure(
     );
   }
   const bucket = s3.bucket;
-  if (bucket) {
-    let allowed = false;
-    try {
-      await fetchImpl(bucketUrl(endpointUrl, bucket, forcePathStyle), {
-        mode: 'cors',
-        cache: 'no-store',
-        credentials: 'omit'
-      });
-      allowed = true;
-    } catch {
-      allowed = false;
-    }
-    if (allowed) {
-      return new BookshelfError({ code: 'Interrupted', detail: s3 }, cause);
-    }
+  if (
+    bucket &&
+    (await bucketLetsPageIn(endpointUrl, bucket, fetchImpl, forcePathStyle))
+  ) {
+    return new BookshelfError({ code: 'Interrupted', detail: s3 }, cause);
   }
   return new BookshelfError({ code: 'CorsRefused', detail: s3 }, cause);
+}
+
+/**
+ * Whether a network failure of a request to `bucket` was its CORS rules
+ * refusing this page: the service answers, and the bucket does not let the
+ * page in. False when nothing answers, or when the page is let in (the
+ * connection was lost): trying again may cure those, not a refusal.
+ */
+export async function refusedByCors(
+  endpointUrl: string,
+  bucket: string,
+  fetchImpl: typeof fetch = fetch,
+  forcePathStyle = true
+): Promise<boolean> {
+  return (
+    (await probeReachable(endpointUrl, fetchImpl)) &&
+    !(await bucketLetsPageIn(endpointUrl, bucket, fetchImpl, forcePathStyle))
+  );
+}
+
+/**
+ * Whether a simple unsigned `cors` GET of the bucket is let in (S3 answers
+ * it with an error, with the CORS headers when a rule allows the origin).
+ */
+async function bucketLetsPageIn(
+  endpointUrl: string,
+  bucket: string,
+  fetchImpl: typeof fetch,
+  forcePathStyle: boolean
+): Promise<boolean> {
+  try {
+    await fetchImpl(bucketUrl(endpointUrl, bucket, forcePathStyle), {
+      mode: 'cors',
+      cache: 'no-store',
+      credentials: 'omit'
+    });
+    return true;
+  } catch {
+    return false;
+  }
 }

@@ -19,7 +19,11 @@ import { fetchSavedFile, fetchSavedRange } from './savedFile';
 import { requestAPI } from './serverApi';
 import type { IObjectStoreConfig } from '../s3/client';
 import { CredentialsProvider, ICredentialsRequest } from '../s3/credentials';
-import { diagnoseNetworkFailure, toBookshelfError } from '../s3/diagnosis';
+import {
+  diagnoseNetworkFailure,
+  refusedByCors,
+  toBookshelfError
+} from '../s3/diagnosis';
 import { loadObjectStore } from '../s3/loader';
 import type { IObjectStore } from '../s3/types';
 import { checkSettings, DEFAULT_SETTINGS, features } from '../settings/checks';
@@ -115,7 +119,14 @@ export class BookshelfModel implements IBookshelfBackend {
       endpointUrl: settings.endpointUrl,
       region: settings.region,
       forcePathStyle: settings.forcePathStyle,
-      credentials: () => this._options.credentials.get(settings, request)
+      credentials: () => this._options.credentials.get(settings, request),
+      refusedByCors: bucket =>
+        refusedByCors(
+          this.serviceUrl(settings),
+          bucket,
+          this._options.fetch,
+          settings.forcePathStyle
+        )
     });
   }
 

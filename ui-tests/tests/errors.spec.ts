@@ -60,12 +60,20 @@ test.describe('a bucket without a CORS rule', () => {
     tmpPath,
     baseURL
   }) => {
+    const refused: string[] = [];
+    page.on('requestfailed', request => {
+      if (request.url().includes('/nocors/intro.ipynb')) {
+        refused.push(request.method());
+      }
+    });
     const error = await bookshelfError(page, 'clone', {
       s3_bucket: 'nocors',
       s3_key: 'intro.ipynb',
       target_path: `${tmpPath}/`
     });
     expect(error.code).toBe('CorsRefused');
+    // Tried once, not four times: a CORS refusal answers every try the same.
+    expect(refused).toEqual(['GET']);
 
     const notification = await cloneFromDialog(
       page,

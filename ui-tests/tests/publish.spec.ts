@@ -387,7 +387,8 @@ test.describe('a publish bucket whose CORS rule predates uploads in parts', () =
     });
 
     // The browser refused the start of an upload in parts (each of the
-    // SDK's tries); one PUT did it.
+    // SDK's tries: the rule lets this page's GETs in, so a refused POST
+    // looks like a lost connection, which is tried again); one PUT did it.
     expect(refused.length).toBeGreaterThanOrEqual(1);
     const stored = await getObject(BUCKET, filePath);
     expect(stored!.body.equals(notebook)).toBe(true);
