@@ -30,12 +30,11 @@ const runDir = path.resolve(
 process.env.BOOKSHELF_TEST_RUN_DIR = runDir;
 
 // Traces of failed tests: recording one for every test cost a quarter of the
-// run's time on two cores, most of it in screenshots, and DOM snapshots
-// another tenth (34 tests: 117 s against 105 s). By default a failed test
-// keeps its actions, network and console (enough to see which step failed
-// and what the page asked and was told); the error context beside it has
-// the page's accessibility snapshot. BOOKSHELF_TEST_TRACE=light adds DOM
-// snapshots, =full screenshots too, =off records nothing.
+// run's time on two cores, most of it in screenshots. By default a failed
+// test keeps its actions, DOM snapshots, network and console (enough to see
+// why; Playwright records the network only with the snapshots).
+// BOOKSHELF_TEST_TRACE=actions keeps actions and console alone (34 tests:
+// 105-108 s against 117-120 s), =full adds screenshots, =off records nothing.
 const TRACE = {
   off: 'off',
   full: 'retain-on-failure',
@@ -51,7 +50,7 @@ const TRACE = {
     snapshots: false,
     sources: false
   }
-}[process.env.BOOKSHELF_TEST_TRACE || 'actions'];
+}[process.env.BOOKSHELF_TEST_TRACE || 'light'];
 
 // Files whose tests change state that the other files share (see projects).
 const PROXY_FILES = [
