@@ -273,27 +273,25 @@ export async function diagnoseNetworkFailure(
     endpoint: displayUrl(endpointUrl)
   };
   const cause = { cause: error };
-  if (!(await probeReachable(endpointUrl, fetchImpl))) {
-    return new BookshelfError(
-      { code: 'Unreachable', detail: { ...s3, reason: 'unreachable' } },
-      cause
-    );
-  }
-  const bucket = s3.bucket;
-  if (
-    bucket &&
-    (await bucketLetsPageIn(endpointUrl, bucket, fetchImpl, forcePathStyle))
+  switch (
+    await networkFailureCause(endpointUrl, s3.bucket, fetchImpl, forcePathStyle)
   ) {
-    return new BookshelfError({ code: 'Interrupted', detail: s3 }, cause);
+    case 'unreachable':
+      return new BookshelfError(
+        { code: 'Unreachable', detail: { ...s3, reason: 'unreachable' } },
+        cause
+      );
+    case 'interrupted':
+      return new BookshelfError({ code: 'Interrupted', detail: s3 }, cause);
+    case 'cors':
+      return new BookshelfError({ code: 'CorsRefused', detail: s3 }, cause);
   }
-  return new BookshelfError({ code: 'CorsRefused', detail: s3 }, cause);
 }
 
 /**
  * Whether a network failure of a request to `bucket` was its CORS rules
- * refusing this page: the service answers, and the bucket does not let the
- * page in. False when nothing answers, or when the page is let in (the
- * connection was lost): trying again may cure those, not a refusal.
+ * refusing this page (see `networkFailureCause`): trying again may cure the
+ * other causes, not a refusal.
  */
 export async function refusedByCors(
   endpointUrl: string,
@@ -302,29 +300,42 @@ export async function refusedByCors(
   forcePathStyle = true
 ): Promise<boolean> {
   return (
-    (await probeReachable(endpointUrl, fetchImpl)) &&
-    !(await bucketLetsPageIn(endpointUrl, bucket, fetchImpl, forcePathStyle))
+    (await networkFailureCause(
+      endpointUrl,
+      bucket,
+      fetchImpl,
+      forcePathStyle
+    )) === 'cors'
   );
 }
 
 /**
- * Whether a simple unsigned `cors` GET of the bucket is let in (S3 answers
- * it with an error, with the CORS headers when a rule allows the origin).
+ * The cause of a network failure, by two probes: `unreachable` when a
+ * `no-cors` request to the endpoint fails; `interrupted` when it answers
+ * and a simple unsigned `cors` GET of the bucket is let in (S3 answers it
+ * with an error, with the CORS headers when a rule allows the origin);
+ * `cors` when it answers and the bucket keeps this page out.
  */
-async function bucketLetsPageIn(
+async function networkFailureCause(
   endpointUrl: string,
-  bucket: string,
+  bucket: string | undefined,
   fetchImpl: typeof fetch,
   forcePathStyle: boolean
-): Promise<boolean> {
+): Promise<'unreachable' | 'interrupted' | 'cors'> {
+  if (!(await probeReachable(endpointUrl, fetchImpl))) {
+    return 'unreachable';
+  }
+  if (!bucket) {
+    return 'cors';
+  }
   try {
     await fetchImpl(bucketUrl(endpointUrl, bucket, forcePathStyle), {
       mode: 'cors',
       cache: 'no-store',
       credentials: 'omit'
     });
-    return true;
+    return 'interrupted';
   } catch {
-    return false;
+    return 'cors';
   }
 }
