@@ -30,11 +30,12 @@ const runDir = path.resolve(
 process.env.BOOKSHELF_TEST_RUN_DIR = runDir;
 
 // Traces of failed tests: recording one for every test cost a quarter of the
-// run's time on two cores, most of it in screenshots. By default a failed
-// test keeps its actions, DOM snapshots, network and console (enough to see
-// why; Playwright records the network only with the snapshots).
-// BOOKSHELF_TEST_TRACE=actions keeps actions and console alone (34 tests:
-// 105-108 s against 117-120 s), =full adds screenshots, =off records nothing.
+// run's time on two cores, most of it in screenshots, and DOM snapshots
+// another tenth (34 tests: 117-120 s against 105-108 s). By default a failed
+// test keeps its actions and console; its network is in the `network`
+// attachment of tests/fixtures.ts, which costs next to nothing.
+// BOOKSHELF_TEST_TRACE=light adds DOM snapshots (and Playwright's own network
+// record), =full adds screenshots, =off records nothing.
 const TRACE = {
   off: 'off',
   full: 'retain-on-failure',
@@ -50,7 +51,7 @@ const TRACE = {
     snapshots: false,
     sources: false
   }
-}[process.env.BOOKSHELF_TEST_TRACE || 'light'];
+}[process.env.BOOKSHELF_TEST_TRACE || 'actions'];
 
 // Files whose tests change state that the other files share (see projects).
 const PROXY_FILES = [

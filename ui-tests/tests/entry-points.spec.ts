@@ -2,7 +2,7 @@
  * Where a person looks for Clone: the File menu, the file browser's toolbar
  * and the launcher, besides the palette.
  */
-import { expect, test } from '@jupyterlab/galata';
+import { expect, test } from './fixtures';
 import { cloneDialog } from './pages';
 
 test('Clone from S3… is in the File menu', async ({ page }) => {

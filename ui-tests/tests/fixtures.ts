@@ -14,6 +14,11 @@
  * And `secondBrowser`: Lab at the test's folder in a browser context of
  * its own, closed after the test. Two contexts share no Web Locks, storage
  * or cache: they stand for two browsers (or two people) on one server.
+ *
+ * Every test records the requests of its browser contexts (`networkLog`)
+ * and attaches them to its results when it fails: a flaky failure in CI
+ * then shows what the servers answered. A trace with DOM snapshots records
+ * the network too, but costs a tenth of the run's time on two cores.
  */
 import {
   expect,
@@ -21,13 +26,40 @@ import {
   IJupyterLabPageFixture,
   test as base
 } from '@jupyterlab/galata';
+import type { BrowserContext } from '@playwright/test';
+import * as fs from 'fs';
 
 export { expect };
 
 export const test = base.extend<
-  { lab: IJupyterLabPageFixture; secondBrowser: IJupyterLabPageFixture },
+  {
+    lab: IJupyterLabPageFixture;
+    secondBrowser: IJupyterLabPageFixture;
+    networkLog: NetworkLog;
+  },
   { labs: ISharedLab }
 >({
+  networkLog: [
+    async ({}, use, testInfo) => {
+      const log = new NetworkLog();
+      await use(log);
+      log.stop();
+      if (testInfo.status !== testInfo.expectedStatus) {
+        // A file beside the trace, not a body the reporter would print.
+        const file = testInfo.outputPath('network.txt');
+        await fs.promises.writeFile(file, log.text());
+        await testInfo.attach('network', {
+          path: file,
+          contentType: 'text/plain'
+        });
+      }
+    },
+    { auto: true }
+  ],
+  context: async ({ context, networkLog }, use) => {
+    networkLog.watch(context, 'page');
+    await use(context);
+  },
   labs: [
     async ({}, use) => {
       const shared: ISharedLab = { page: null, settings: '' };
@@ -37,7 +69,7 @@ export const test = base.extend<
     { scope: 'worker' }
   ],
   lab: async (
-    { labs, browser, baseURL, mockSettings, waitForApplication },
+    { labs, browser, baseURL, mockSettings, waitForApplication, networkLog },
     use
   ) => {
     const settings = JSON.stringify(mockSettings);
@@ -56,12 +88,14 @@ export const test = base.extend<
       labs.page = page;
       labs.settings = settings;
     }
+    const unwatch = networkLog.watch(labs.page.context(), 'lab');
     await use(labs.page);
+    unwatch();
     // What a test leaves open would meet the next one.
     await expect(labs.page.locator('.jp-Dialog')).toHaveCount(0);
   },
   secondBrowser: async (
-    { browser, baseURL, mockSettings, waitForApplication, tmpPath },
+    { browser, baseURL, mockSettings, waitForApplication, tmpPath, networkLog },
     use
   ) => {
     const { page } = await galata.newPage({
@@ -72,6 +106,7 @@ export const test = base.extend<
       // Galata opens /lab/tree/<tmpPath>; an empty one is refused by Lab.
       tmpPath
     });
+    networkLog.watch(page.context(), 'second browser');
     await use(page);
     await page.context().close();
   }
@@ -81,4 +116,76 @@ export const test = base.extend<
 interface ISharedLab {
   page: IJupyterLabPageFixture | null;
   settings: string;
+}
+
+/**
+ * The requests of a test's browser contexts, one line each: when, which
+ * context, method, URL, and the answer's status (with the start of the
+ * body of an error answer) or the failure. Strings only, and at most
+ * `LIMIT` lines, so that recording costs next to nothing.
+ */
+export class NetworkLog {
+  static readonly LIMIT = 5000;
+
+  /** Start recording a context's requests; returns a function that stops. */
+  watch(context: BrowserContext, label: string): () => void {
+    const onRequest = (request: import('@playwright/test').Request) => {
+      this._add(`${label} -> ${request.method()} ${request.url()}`);
+    };
+    const onResponse = (response: import('@playwright/test').Response) => {
+      const request = response.request();
+      const line = `${label} <- ${response.status()} ${request.method()} ${response.url()}`;
+      if (response.status() < 400) {
+        this._add(line);
+        return;
+      }
+      // An error's body says why (a 404's message names the path).
+      void response
+        .text()
+        .catch(() => '(body not available)')
+        .then(body => this._add(`${line}\n      ${body.slice(0, 500)}`));
+    };
+    const onFailed = (request: import('@playwright/test').Request) => {
+      this._add(
+        `${label} xx ${request.method()} ${request.url()}: ${request.failure()?.errorText ?? 'failed'}`
+      );
+    };
+    context.on('request', onRequest);
+    context.on('response', onResponse);
+    context.on('requestfailed', onFailed);
+    const unwatch = () => {
+      context.off('request', onRequest);
+      context.off('response', onResponse);
+      context.off('requestfailed', onFailed);
+    };
+    this._unwatch.push(unwatch);
+    return unwatch;
+  }
+
+  /** Stop recording every context. */
+  stop(): void {
+    this._unwatch.splice(0).forEach(unwatch => unwatch());
+  }
+
+  /** The lines recorded, oldest first. */
+  text(): string {
+    const dropped = this._dropped
+      ? `(${this._dropped} earlier lines dropped)\n`
+      : '';
+    return dropped + this._lines.join('\n') + '\n';
+  }
+
+  private _add(line: string): void {
+    const seconds = ((Date.now() - this._start) / 1000).toFixed(3);
+    this._lines.push(`${seconds.padStart(8)}s ${line}`);
+    if (this._lines.length > NetworkLog.LIMIT) {
+      this._lines.shift();
+      this._dropped++;
+    }
+  }
+
+  private readonly _start = Date.now();
+  private readonly _lines: string[] = [];
+  private _dropped = 0;
+  private readonly _unwatch: (() => void)[] = [];
 }

@@ -3,7 +3,8 @@
  * sets them in Settings → Theme: every field, label and button stays
  * inside its dialog and nothing is cut off, in the light and dark themes.
  */
-import { expect, galata, test } from '@jupyterlab/galata';
+import { galata } from '@jupyterlab/galata';
+import { expect, test } from './fixtures';
 import type { Locator } from '@playwright/test';
 
 import { notebookText } from './helpers';

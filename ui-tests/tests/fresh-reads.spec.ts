@@ -16,7 +16,8 @@
  * Bookshelf settings are the user's own, set through the settings API as
  * the Settings Editor does, and put back afterwards.
  */
-import { expect, IJupyterLabPageFixture, test } from '@jupyterlab/galata';
+import type { IJupyterLabPageFixture } from '@jupyterlab/galata';
+import { expect, test } from './fixtures';
 import * as fs from 'fs';
 import * as path from 'path';
 
@@ -123,13 +124,14 @@ async function putUserSettings(baseURL: string, raw: string): Promise<string> {
  * A JupyterLab page with the browser's HTTP cache on (no request routing),
  * its Bookshelf reaching S3 through the fault proxy.
  */
-const it = test.extend<{ lab: IJupyterLabPageFixture }>({
-  lab: async ({ browser, baseURL }, use) => {
+const it = test.extend<{ cachedLab: IJupyterLabPageFixture }>({
+  cachedLab: async ({ browser, baseURL, networkLog }, use) => {
     const before = await putUserSettings(
       baseURL!,
       JSON.stringify({ endpointUrl: proxyUrl() })
     );
     const context = await browser.newContext();
+    networkLog.watch(context, 'page');
     try {
       const lab = await context.newPage();
       await lab.goto(`${baseURL}/lab`);
@@ -152,7 +154,7 @@ it.afterEach(async () => {
 
 it.describe('every clone reads S3, not the HTTP cache', () => {
   it('an object a month old, replaced after a clone, clones anew with the new bytes', async ({
-    lab: page,
+    cachedLab: page,
     tmpPath
   }) => {
     const key = `fresh/${uid()}/report.ipynb`;
@@ -183,7 +185,7 @@ it.describe('every clone reads S3, not the HTTP cache', () => {
   });
 
   it('an object its uploader gave Cache-Control max-age=3600 is read from S3 each time', async ({
-    lab: page,
+    cachedLab: page,
     tmpPath
   }) => {
     const key = `fresh/${uid()}/cached.ipynb`;
@@ -224,7 +226,7 @@ it.describe('every clone reads S3, not the HTTP cache', () => {
   });
 
   it('a private object read with keys is refused once the page is anonymous', async ({
-    lab: page,
+    cachedLab: page,
     tmpPath
   }) => {
     const key = `fresh/${uid()}/private.ipynb`;
@@ -262,7 +264,7 @@ it.describe('every clone reads S3, not the HTTP cache', () => {
   });
 
   it('a download damaged once is read again from S3, not from the cache', async ({
-    lab: page,
+    cachedLab: page,
     tmpPath
   }) => {
     const key = `fresh/${uid()}/damaged.ipynb`;

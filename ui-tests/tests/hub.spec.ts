@@ -5,7 +5,7 @@
  * browser of their own; every result is checked on the users' disks and on
  * S3, not only on the page.
  */
-import { expect, test } from '@jupyterlab/galata';
+import { expect, NetworkLog, test } from './fixtures';
 import type { Browser, Page } from '@playwright/test';
 import * as fs from 'fs';
 import * as path from 'path';
@@ -30,8 +30,13 @@ function hub() {
 /**
  * Log a user in, in a browser of their own, and wait for their Lab.
  */
-async function logIn(browser: Browser, user: string): Promise<Page> {
+async function logIn(
+  browser: Browser,
+  user: string,
+  networkLog: NetworkLog
+): Promise<Page> {
   const context = await browser.newContext();
+  networkLog.watch(context, user);
   await context.grantPermissions(['clipboard-read', 'clipboard-write']);
   const page = await context.newPage();
   await page.goto(`${hub().url}/hub/login`);
@@ -96,10 +101,11 @@ test.describe('on a JupyterHub', () => {
   test.setTimeout(240000);
 
   test("a user-redirect link clones into the opener's own tree", async ({
-    browser
+    browser,
+    networkLog
   }) => {
     const folder = `redirect-${Date.now()}`;
-    const bob = await logIn(browser, 'bob');
+    const bob = await logIn(browser, 'bob', networkLog);
     await cloneFromLink(
       bob,
       `${hub().url}/hub/user-redirect/bookshelf/clone?s3_bucket=examples` +
@@ -115,7 +121,8 @@ test.describe('on a JupyterHub', () => {
   });
 
   test("Ana publishes below her own prefix, and Bob clones Ana's version from the link she copied", async ({
-    browser
+    browser,
+    networkLog
   }) => {
     const name = `shared-${Date.now()}.ipynb`;
     // Above 1 MiB: uploaded in parts read as byte ranges of the saved file,
@@ -124,7 +131,7 @@ test.describe('on a JupyterHub', () => {
     fs.mkdirSync(hub().homes.ana, { recursive: true });
     fs.writeFileSync(path.join(hub().homes.ana, name), text);
 
-    const ana = await logIn(browser, 'ana');
+    const ana = await logIn(browser, 'ana', networkLog);
     const notification = await publish(ana, name, 'ana');
     const stored = await getObject('published', `users/ana/${name}`);
     expect(stored!.body.equals(text)).toBe(true);
@@ -145,7 +152,7 @@ test.describe('on a JupyterHub', () => {
     );
     expect(link).not.toContain('/user/ana/');
 
-    const bob = await logIn(browser, 'bob');
+    const bob = await logIn(browser, 'bob', networkLog);
     const proposed = await cloneFromLink(bob, link);
     expect(path.basename(proposed)).toBe(name);
     const file = await fileOnDisk('bob', proposed);
@@ -155,9 +162,10 @@ test.describe('on a JupyterHub', () => {
   });
 
   test("a link to a missing object reads well in the opener's server", async ({
-    browser
+    browser,
+    networkLog
   }) => {
-    const bob = await logIn(browser, 'bob');
+    const bob = await logIn(browser, 'bob', networkLog);
     const key = `missing/${Date.now()}.ipynb`;
     await cloneFromLink(
       bob,
@@ -175,9 +183,10 @@ test.describe('on a JupyterHub', () => {
   });
 
   test('after logging out and in again, a link still clones', async ({
-    browser
+    browser,
+    networkLog
   }) => {
-    const ana = await logIn(browser, 'ana');
+    const ana = await logIn(browser, 'ana', networkLog);
     await ana.goto(`${hub().url}/hub/logout`);
     await ana.waitForURL(/\/hub\/login/);
     await ana.locator('#username_input').fill('ana');
@@ -196,7 +205,8 @@ test.describe('on a JupyterHub', () => {
   });
 
   test('with the credentials the hub hands out, Bob publishes below his own prefix, and no key shows', async ({
-    browser
+    browser,
+    networkLog
   }) => {
     // Bob's own settings: the endpoint mode, asking his server, which asks
     // the hub's credentials service with his hub token.
@@ -221,7 +231,7 @@ test.describe('on a JupyterHub', () => {
       const name = `hub-keys-${Date.now()}.ipynb`;
       const text = notebookText();
       fs.writeFileSync(path.join(hub().homes.bob, name), text);
-      const bob = await logIn(browser, 'bob');
+      const bob = await logIn(browser, 'bob', networkLog);
       const urls: string[] = [];
       bob.on('request', request => urls.push(request.url()));
       const answer = await bob.evaluate(async () => {

@@ -3,7 +3,7 @@
  * (version 3, which Jupyter converts when it reads it, and 4.0-4.5) clones
  * byte for byte and opens in JupyterLab.
  */
-import { expect, test } from '@jupyterlab/galata';
+import { expect, test } from './fixtures';
 import * as fs from 'fs';
 import * as path from 'path';
 

@@ -5,7 +5,7 @@
  * from the tree view's context menu, its buttons for the selection and the
  * notebook's File menu, and the info panel in both views.
  */
-import { expect, test } from '@jupyterlab/galata';
+import { expect, test } from './fixtures';
 import type { IJupyterLabPageFixture } from '@jupyterlab/galata';
 import type { Page } from '@playwright/test';
 

@@ -1,4 +1,5 @@
-import { expect, IJupyterLabPageFixture, test } from '@jupyterlab/galata';
+import type { IJupyterLabPageFixture } from '@jupyterlab/galata';
+import { expect, test } from './fixtures';
 import {
   AbortMultipartUploadCommand,
   CreateBucketCommand,

@@ -13,11 +13,11 @@
  * A session token has one legitimate place: the `x-amz-security-token`
  * header of a request to the S3 service, which is how S3 receives it.
  */
-import { expect, test as base } from '@jupyterlab/galata';
 import type { BrowserContext, Request } from '@playwright/test';
 import * as fs from 'fs';
 import * as path from 'path';
 
+import { expect, test as base } from './fixtures';
 import { fixture } from './helpers';
 
 export { expect };
@@ -186,7 +186,7 @@ export class SecretLog {
 }
 
 /**
- * Galata's test, with the recording and the final scan.
+ * The project's test (./fixtures), with the recording and the final scan.
  */
 export const test = base.extend<{ network: SecretLog }>({
   network: async ({}, use) => {

@@ -3,7 +3,7 @@
  * administrator reads them: the secrets of the `settings` credentials mode
  * are password fields.
  */
-import { expect, test } from '@jupyterlab/galata';
+import { expect, test } from './fixtures';
 
 import { coreSettings } from './helpers';
 
