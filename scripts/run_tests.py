@@ -3,10 +3,14 @@
 Stages: lint (one check), jest, pytest, and the Galata UI tests. Every stage
 runs even when an earlier one fails; the last line is `N passed, N failed`
 and the exit code is non-zero when anything failed or a stage did not run.
+Lint runs beside pytest, whose tests wait on servers for much of their time;
+its output is printed when it ends.
 """
 
 from __future__ import annotations
 
+import concurrent.futures
+import io
 import json
 import os
 import subprocess
@@ -21,20 +25,26 @@ BIN = Path(sys.executable).parent
 JLPM = str(BIN / "jlpm")
 
 
-def run(command: list[str], cwd: Path = REPO) -> int:
-    print(f"\n=== {' '.join(command)}", flush=True)
-    return subprocess.call(command, cwd=str(cwd))
+def run(command: list[str], cwd: Path = REPO, output: io.StringIO | None = None) -> int:
+    """Run a command; its output goes to the terminal, or into ``output``."""
+    header = f"\n=== {' '.join(command)}"
+    if output is None:
+        print(header, flush=True)
+        return subprocess.call(command, cwd=str(cwd))
+    done = subprocess.run(command, cwd=str(cwd), stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    output.write(f"{header}\n{done.stdout.decode(errors='replace')}")
+    return done.returncode
 
 
-def lint() -> tuple[int, int]:
+def lint(output: io.StringIO | None = None) -> tuple[int, int]:
     """The TypeScript lint (eslint, prettier, stylelint), the type check of the tests (jest
     only transpiles them) and the Python lint (ruff's checks and its formatting), each one
     check."""
     codes = [
-        run([JLPM, "lint:check"]),
-        run([JLPM, "typecheck"]),
-        run([sys.executable, "-m", "ruff", "check", "."]),
-        run([sys.executable, "-m", "ruff", "format", "--check", "."]),
+        run([JLPM, "lint:check"], output=output),
+        run([JLPM, "typecheck"], output=output),
+        run([sys.executable, "-m", "ruff", "check", "."], output=output),
+        run([sys.executable, "-m", "ruff", "format", "--check", "."], output=output),
     ]
     passed = sum(code == 0 for code in codes)
     return passed, len(codes) - passed
@@ -121,26 +131,44 @@ def slowest(stages: set[str], count: int = 15) -> list[tuple[float, str, str]]:
 
 def main() -> int:
     RESULTS.mkdir(exist_ok=True)
-    stages = [("lint", lint), ("jest", jest), ("pytest", pytest), ("galata", galata)]
-    only = set(sys.argv[1:])
-    totals = [0, 0]
-    lines = []
-    for name, stage in stages:
-        if only and name not in only:
-            continue
+    order = ("lint", "jest", "pytest", "galata")
+    only = set(sys.argv[1:]) or set(order)
+    counts: dict[str, tuple[int, int, float]] = {}
+
+    def timed(name: str, stage, *args) -> None:
         start = time.monotonic()
-        passed, failed = stage()
-        minutes, seconds = divmod(round(time.monotonic() - start), 60)
-        totals[0] += passed
-        totals[1] += failed
-        lines.append(f"{name}: {passed} passed, {failed} failed ({minutes}m{seconds:02d}s)")
+        passed, failed = stage(*args)
+        counts[name] = (passed, failed, time.monotonic() - start)
+
+    if "jest" in only:
+        timed("jest", jest)
+    # Lint beside pytest, in a second thread, its output printed when both end.
+    lint_output = io.StringIO() if "pytest" in only else None
+    with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
+        linting = pool.submit(timed, "lint", lint, lint_output) if "lint" in only else None
+        if "pytest" in only:
+            timed("pytest", pytest)
+        if linting is not None:
+            linting.result()
+    if lint_output is not None:
+        print(lint_output.getvalue(), flush=True)
+    if "galata" in only:
+        timed("galata", galata)
+
+    lines = []
+    for name in order:
+        if name in counts:
+            passed, failed, seconds = counts[name]
+            minutes, rest = divmod(round(seconds), 60)
+            lines.append(f"{name}: {passed} passed, {failed} failed ({minutes}m{rest:02d}s)")
     print("\nThe 15 slowest tests:")
-    ran = {line.split(":", 1)[0] for line in lines}
-    for seconds, stage, name in slowest(ran):
+    for seconds, stage, name in slowest(set(counts)):
         print(f"{seconds:8.1f} s  {stage:7} {name}")
     print("\n" + "\n".join(lines))
-    print(f"{totals[0]} passed, {totals[1]} failed")
-    return 0 if totals[1] == 0 and totals[0] > 0 else 1
+    passed = sum(count[0] for count in counts.values())
+    failed = sum(count[1] for count in counts.values())
+    print(f"{passed} passed, {failed} failed")
+    return 0 if failed == 0 and passed > 0 else 1
 
 
 if __name__ == "__main__":
