@@ -235,6 +235,50 @@ describe('writeNewFile with a stream', () => {
     expect(filesIn(contents, 'work')).toEqual([]);
   });
 
+  it('reads the next chunk while one is saved, and saves one chunk at a time, in order', async () => {
+    const bytes = randomBytes(20_000, 13);
+    let read = 0;
+    async function* counted(): AsyncGenerator<Uint8Array> {
+      for await (const piece of pieces(bytes, 1000)) {
+        read += piece.length;
+        yield piece;
+      }
+    }
+    let saving = 0;
+    let mostAtOnce = 0;
+    // How far the stream was read by the end of each save.
+    const readBySaveEnd: number[] = [];
+    const slow = new FakeContentsManager({
+      beforeSave: async () => {
+        saving++;
+        mostAtOnce = Math.max(mostAtOnce, saving);
+        // A server that takes its time over each chunk.
+        await new Promise(resolve => setTimeout(resolve, 20));
+        readBySaveEnd.push(read);
+        saving--;
+      }
+    });
+    slow.addDirectory('work');
+    await writeNewFile(
+      slow,
+      'work',
+      'data.bin',
+      { stream: counted(), total: bytes.length },
+      { chunkSize: 4096, locks }
+    );
+    expect(bytesEqual(slow.readBytes('work/data.bin'), bytes)).toBe(true);
+    const chunks = slow.calls
+      .filter(call => call.method === 'save')
+      .map(call => call.chunk);
+    expect(chunks).toEqual([1, 2, 3, 4, -1]);
+    expect(mostAtOnce).toBe(1);
+    // While each of the first chunks was saved, the whole next one was
+    // read; taking turns, only the piece that shows more follows would be.
+    readBySaveEnd.slice(0, 3).forEach((bytesRead, index) => {
+      expect(bytesRead).toBeGreaterThanOrEqual((index + 2) * 4096);
+    });
+  });
+
   it('reports progress as chunks are saved', async () => {
     const bytes = randomBytes(10_000, 12);
     const seen: number[] = [];

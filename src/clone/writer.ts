@@ -359,6 +359,12 @@ async function upload(
  * when the next piece shows that more follows, so the last chunk can be
  * marked -1 (the server's chunked save needs to know which one ends the
  * file); a stream that fits in one chunk is one plain save.
+ *
+ * While a chunk is being saved, the next one is read and encoded: the
+ * download and the saves overlap instead of taking turns (a 50 MB clone
+ * took about the sum of both). The saves themselves go one at a time, in
+ * order, since the server appends each chunk to what it has. The page holds
+ * one chunk of bytes and the base64 text of at most two chunks.
  */
 async function uploadStream(
   save: (model: Partial<Contents.IModel>) => Promise<void>,
@@ -366,27 +372,38 @@ async function uploadStream(
   options: IWriteOptions
 ): Promise<void> {
   const chunkSize = Math.max(1, options.chunkSize ?? DEFAULT_CHUNK_SIZE);
-  // One buffer, filled and sent again and again: the base64 text of a
-  // chunk is made before the next bytes go in.
+  // One buffer, filled again as soon as its base64 text is made.
   const buffer = new Uint8Array(chunkSize);
   let filled = 0;
   let loaded = 0;
   let chunk = 1;
+  // The save on its way, if any.
+  let saving: Promise<void> | null = null;
   const send = async (last: boolean) => {
     const bytes = buffer.subarray(0, filled);
     data.onChunk?.(bytes, loaded);
     const content = bytesToBase64(bytes);
     filled = 0;
-    await saveThenVerify(
-      save({
-        format: 'base64',
-        content,
-        ...(chunk === 1 && last ? {} : { chunk: last ? -1 : chunk })
-      }),
-      last ? options.verify : undefined
+    const number = chunk++;
+    const end = loaded;
+    if (saving) {
+      await saving;
+      throwIfAborted(options.signal);
+    }
+    const sent = save({
+      format: 'base64',
+      content,
+      ...(number === 1 && last ? {} : { chunk: last ? -1 : number })
+    });
+    saving = sent.then(() =>
+      options.onProgress?.({ loaded: end, total: data.total ?? end })
     );
-    chunk++;
-    options.onProgress?.({ loaded, total: data.total ?? loaded });
+    // Its failure is thrown where it is awaited: before the next save, at
+    // the end, or by the clean-up when reading fails first.
+    saving.catch(() => undefined);
+    if (last) {
+      await saveThenVerify(saving, options.verify);
+    }
   };
   for await (const piece of data.stream) {
     throwIfAborted(options.signal);
