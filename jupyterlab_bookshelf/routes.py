@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import jinja2
+import tornado.iostream
 import tornado.web
 from jupyter_client.jsonutil import json_default
 from jupyter_core.utils import ensure_async
@@ -428,7 +429,13 @@ class CheckHandler(_BookshelfMixin, APIHandler):
     With ``"purpose": "publish"`` and ``"part_size"``, the path is a saved notebook that the
     browser uploads in parts meanwhile: checked with the publish's rules, and the answer adds
     the file's ``size`` and multipart ``etag``, which the browser compares with what it sent
-    before it completes the upload (a file saved again meanwhile is not published)."""
+    before it completes the upload (a file saved again meanwhile is not published).
+
+    With ``"stream": true`` as well, the answer is JSON lines (``application/x-ndjson``):
+    ``{"part": n, "md5": hex}`` as soon as each whole part is hashed, so that the browser sends
+    the parts while the check goes on, then one last line, the answer above or
+    ``{"error": {code, message}}`` (a notebook found wrong after the first parts went: the
+    browser aborts its upload)."""
 
     # It reads a file of the tree.
     auth_resource = "contents"
@@ -463,6 +470,9 @@ class CheckHandler(_BookshelfMixin, APIHandler):
             )
             return
         os_path = cm._get_os_path(path)
+        if part_size is not None and body.get("stream") is True:
+            await self._stream_publish_check(os_path, part_size)
+            return
         try:
             if part_size is None:
                 answer = {}
@@ -476,6 +486,40 @@ class CheckHandler(_BookshelfMixin, APIHandler):
             return
         self.set_header("Content-Type", "application/json")
         self.finish(json.dumps({"checked": "notebook", **answer}))
+
+    async def _stream_publish_check(self, os_path: str, part_size: int) -> None:
+        """The publish's check, each part's MD5 sent as a line as soon as it is hashed."""
+        loop = asyncio.get_running_loop()
+        parts: asyncio.Queue[tuple[int, bytes]] = asyncio.Queue()
+
+        def on_part(index: int, digest: bytes) -> None:  # in the check's thread
+            loop.call_soon_threadsafe(parts.put_nowait, (index, digest))
+
+        check = asyncio.wrap_future(
+            start_check(check_publishable_file, os_path, part_size, on_part)
+        )
+        self.set_header("Content-Type", "application/x-ndjson")
+        # The digests are queued before the check's result is set (both by call_soon_threadsafe
+        # from its thread, in order), so none is left behind once the check is over.
+        while not check.done() or not parts.empty():
+            next_part = asyncio.ensure_future(parts.get())
+            await asyncio.wait({next_part, check}, return_when=asyncio.FIRST_COMPLETED)
+            if not next_part.done():
+                next_part.cancel()
+                continue
+            index, digest = next_part.result()
+            self.write(json.dumps({"part": index + 1, "md5": digest.hex()}) + "\n")
+            try:
+                await self.flush()
+            except tornado.iostream.StreamClosedError:
+                # The browser went (a cancel): the check ends by itself, unheard.
+                check.add_done_callback(lambda done: done.cancelled() or done.exception())
+                return
+        try:
+            last: dict[str, Any] = {"checked": "notebook", **check.result()}
+        except BookshelfError as error:
+            last = {"error": error.body()}
+        self.finish(json.dumps(last) + "\n")
 
 
 #: The part sizes a check may hash by: S3's smallest part but the last, to its largest.

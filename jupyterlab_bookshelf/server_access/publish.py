@@ -20,6 +20,7 @@ import os
 import secrets
 import threading
 import time
+from collections.abc import Callable
 from concurrent.futures import Future
 from dataclasses import dataclass
 from typing import Any, BinaryIO
@@ -610,9 +611,15 @@ async def server_publish(
 class _PartHashes:
     """A file read through, hashed part by part as S3 hashes a multipart upload's parts."""
 
-    def __init__(self, file: BinaryIO, part_size: int) -> None:
+    def __init__(
+        self,
+        file: BinaryIO,
+        part_size: int,
+        on_part: Callable[[int, bytes], None] | None = None,
+    ) -> None:
         self._file = file
         self._part_size = part_size
+        self._on_part = on_part
         self._digests: list[bytes] = []
         self._part = hashlib.md5()
         self._in_part = 0
@@ -629,6 +636,8 @@ class _PartHashes:
             if self._in_part == self._part_size:
                 self._digests.append(self._part.digest())
                 self._part, self._in_part = hashlib.md5(), 0
+                if self._on_part:
+                    self._on_part(len(self._digests) - 1, self._digests[-1])
         self.size += len(chunk)
         return chunk
 
@@ -646,14 +655,18 @@ class _PartHashes:
         return self._digests + ([self._part.digest()] if self._in_part or not self.size else [])
 
 
-def check_publishable_file(os_path: str, part_size: int) -> dict[str, Any]:
+def check_publishable_file(
+    os_path: str, part_size: int, on_part: Callable[[int, bytes], None] | None = None
+) -> dict[str, Any]:
     """The publish's notebook check of a saved file, read in pieces (memory flat in its size),
     with what the browser needs to upload it in parts of ``part_size`` without reading it
     itself: the file's size, each part's MD5 (hex; the part's ``Content-MD5``, and what S3
     answers as its ETag, so a part read after the file was saved again is found out) and the
-    ETag S3 gives the whole. Raises ``BookshelfError`` (``NotANotebook``)."""
+    ETag S3 gives the whole. ``on_part(index, digest)`` is called with each whole part's MD5
+    as soon as it is hashed, before the check ends (the last part's is only in the answer).
+    Raises ``BookshelfError`` (``NotANotebook``)."""
     with open(os_path, "rb") as file:
-        hashed = _PartHashes(file, part_size)
+        hashed = _PartHashes(file, part_size, on_part)
         check_notebook_stream(hashed, "publish")  # type: ignore[arg-type]
         digests = hashed.part_digests()
     return {

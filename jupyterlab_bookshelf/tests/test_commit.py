@@ -494,6 +494,50 @@ def test_publish_check_applies_the_publish_rules(run, post_check, save):
     assert "nbformat" in reply["message"]
 
 
+def test_publish_check_streams_each_part_md5_then_the_answer(run, post_check, save):
+    cells = [{"cell_type": "raw", "metadata": {}, "source": "x" * 1000}] * 16000
+    data = json.dumps({**NOTEBOOK_V4, "cells": cells}).encode()
+    run(save("big.ipynb", data))
+    body = {"path": "big.ipynb", "check": "notebook", "purpose": "publish", "part_size": PART}
+    response = run(post_check({**body, "stream": True}))
+    assert response.code == 200
+    assert response.headers["Content-Type"] == "application/x-ndjson"
+    lines = [json.loads(line) for line in response.body.decode().splitlines()]
+    md5s = [
+        hashlib.md5(data[start : start + PART]).hexdigest() for start in range(0, len(data), PART)
+    ]
+    assert len(md5s) == 4
+    # A line for each whole part (the last one is short), then the answer of a plain check.
+    assert lines[:-1] == [{"part": n, "md5": md5} for n, md5 in enumerate(md5s[:-1], 1)]
+    plain = json.loads(run(post_check(body)).body)
+    assert (
+        lines[-1]
+        == plain
+        == {
+            "checked": "notebook",
+            "size": len(data),
+            "etag": f'"{hashlib.md5(b"".join(bytes.fromhex(m) for m in md5s)).hexdigest()}-4"',
+            "part_md5s": md5s,
+        }
+    )
+
+
+def test_a_streamed_publish_check_ends_with_the_error(run, post_check, save):
+    # Right for its first parts, wrong at its end: the parts went, and the error comes last.
+    data = json.dumps({**NOTEBOOK_V4, "cells": [{"x": "y" * 1000}] * 12000}).encode()
+    data = data.replace(b'"nbformat": 4', b'"nbformat": 4 ').rstrip(b"}") + b', "cells": 5}'
+    run(save("bad.ipynb", data))
+    body = {"path": "bad.ipynb", "check": "notebook", "purpose": "publish", "part_size": PART}
+    response = run(post_check({**body, "stream": True}))
+    assert response.code == 200
+    lines = [json.loads(line) for line in response.body.decode().splitlines()]
+    assert [line["part"] for line in lines[:-1]] == [1, 2]
+    assert lines[-1]["error"]["code"] == "NotANotebook"
+    assert "cells" in lines[-1]["error"]["message"]
+    # The same error as a plain check's.
+    assert json.loads(run(post_check(body)).body)["message"] == lines[-1]["error"]["message"]
+
+
 @pytest.mark.parametrize(
     "change, field",
     [

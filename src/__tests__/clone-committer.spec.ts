@@ -1,6 +1,7 @@
 import { ServerConnection } from '@jupyterlab/services';
+import { ReadableStream } from 'stream/web';
 
-import { ServerCommitter } from '../clone/committer';
+import { checkOnServer, ServerCommitter } from '../clone/committer';
 import { hasResponseStatus } from '../clone/writer';
 import { rejection } from './fakes/rejection';
 
@@ -113,5 +114,108 @@ describe('ServerCommitter', () => {
       committer.commit('a.bookshelf-partial', '', 'a')
     );
     expect(error).toBeInstanceOf(ServerConnection.NetworkError);
+  });
+});
+
+describe('checkOnServer for a publish', () => {
+  const MD5 = ['0'.repeat(32), '1'.repeat(32), '2'.repeat(32)];
+  const ANSWER = {
+    checked: 'notebook',
+    size: 12,
+    etag: '"abc-3"',
+    part_md5s: MD5
+  };
+
+  /** Settings whose server answers these pieces of text as JSON lines. */
+  function streaming(pieces: string[], type = 'application/x-ndjson') {
+    const requests: unknown[] = [];
+    const settings = ServerConnection.makeSettings({
+      baseUrl: BASE_URL,
+      fetch: (async (request: Request) => {
+        requests.push(JSON.parse(await request.text()));
+        const body = new ReadableStream<Uint8Array>({
+          async start(controller) {
+            for (const piece of pieces) {
+              await new Promise(resolve => setTimeout(resolve, 1));
+              controller.enqueue(new TextEncoder().encode(piece));
+            }
+            controller.close();
+          }
+        });
+        return new Response(body as unknown as BodyInit, {
+          status: 200,
+          headers: { 'Content-Type': type }
+        });
+      }) as any
+    });
+    return { settings, requests };
+  }
+
+  const lines = [
+    `{"part": 1, "md5": "${MD5[0]}"}\n`,
+    `{"part": 2, "md5": "${MD5[1]}"}\n`,
+    `${JSON.stringify(ANSWER)}\n`
+  ];
+
+  it('asks for the parts as they are hashed, and gives each at once', async () => {
+    // Lines cut anywhere, as a network delivers them.
+    const text = lines.join('');
+    const pieces = [text.slice(0, 10), text.slice(10, 60), text.slice(60)];
+    const { settings, requests } = streaming(pieces);
+    const seen: [number, string][] = [];
+    const answer = await checkOnServer(
+      settings,
+      'work/big.ipynb',
+      8,
+      (i, md5) => seen.push([i, md5])
+    );
+    expect(requests).toEqual([
+      {
+        path: 'work/big.ipynb',
+        check: 'notebook',
+        purpose: 'publish',
+        part_size: 8,
+        stream: true
+      }
+    ]);
+    expect(seen).toEqual([
+      [0, MD5[0]],
+      [1, MD5[1]]
+    ]);
+    expect(answer).toEqual({ size: 12, etag: '"abc-3"', partMd5s: MD5 });
+  });
+
+  it('rejects with the error of the last line', async () => {
+    const error = JSON.stringify({
+      error: { code: 'NotANotebook', message: "'cells' is not a list." }
+    });
+    const { settings } = streaming([lines[0], `${error}\n`]);
+    const seen: number[] = [];
+    const failure = await rejection(
+      checkOnServer(settings, 'work/big.ipynb', 8, i => seen.push(i))
+    );
+    expect(failure.code).toBe('NotANotebook');
+    expect(failure.detail.message).toBe("'cells' is not a list.");
+    expect(seen).toEqual([0]);
+  });
+
+  it('answers null for an answer cut off before its last line', async () => {
+    const { settings } = streaming([lines[0], lines[1], '{"checked": "no']);
+    expect(await checkOnServer(settings, 'work/big.ipynb', 8, () => 0)).toBe(
+      null
+    );
+  });
+
+  it('reads the one answer of a server that does not stream', async () => {
+    const { settings } = streaming(
+      [JSON.stringify(ANSWER)],
+      'application/json'
+    );
+    const seen: number[] = [];
+    const answer = await checkOnServer(settings, 'work/big.ipynb', 8, i =>
+      seen.push(i)
+    );
+    expect(answer).toEqual({ size: 12, etag: '"abc-3"', partMd5s: MD5 });
+    expect(seen).toEqual([]);
   });
 });

@@ -181,7 +181,7 @@ describe('publishing a large notebook in parts', () => {
     expect(calls('abortMultipartUpload')).toHaveLength(1);
   });
 
-  it('uploads nothing when the server finds it is not a notebook', async () => {
+  it('publishes nothing, and leaves no parts, when the server finds it is not a notebook', async () => {
     const text = bigNotebook(2 * PART).replace(
       '"nbformat": 4',
       '"nbformat": 3'
@@ -191,7 +191,36 @@ describe('publishing a large notebook in parts', () => {
     expect(error.code).toBe('NotANotebook');
     expect(error.message).toContain("'work/big.ipynb' is not a valid");
     expect(await store.headObject(BUCKET, KEY)).toBeNull();
-    expect(calls('createMultipartUpload')).toEqual([]);
+    // The parts went while the server checked; the upload was aborted.
+    expect(calls('createMultipartUpload')).toHaveLength(1);
+    expect(calls('completeMultipartUpload')).toEqual([]);
+    expect(calls('abortMultipartUpload')).toHaveLength(1);
+  });
+
+  it('sends the parts while the server checks, and completes once it passed', async () => {
+    const check = deps.checkSaved!;
+    const events: string[] = [];
+    store.options.beforePart = partNumber => {
+      events.push(`part ${partNumber}`);
+    };
+    deps.checkSaved = async (path, partSize, onPart) => {
+      const checked = await check(path, partSize, onPart);
+      // A server still reading the file: it answers once the whole parts
+      // went (or after a second, if they wait for it).
+      for (let i = 0; i < 200 && !events.includes('part 2'); i++) {
+        await new Promise(resolve => setTimeout(resolve, 5));
+      }
+      events.push('checked');
+      return checked;
+    };
+    await publish();
+    // The two whole parts went before the check's end; the last, short
+    // one's digest came with it.
+    expect(events).toEqual(['part 1', 'part 2', 'checked', 'part 3']);
+    expect(calls('completeMultipartUpload')).toHaveLength(1);
+    expect(bytesEqual((await store.getObject(BUCKET, KEY)).bytes, BIG)).toBe(
+      true
+    );
   });
 
   it('completes nothing when the file was saved again after the check', async () => {
@@ -336,7 +365,7 @@ describe('uploadInParts', () => {
     }
     return {
       size: bytes.length,
-      md5s,
+      md5: (index: number) => md5s[index],
       read: async (start: number, end: number) => bytes.slice(start, end)
     };
   }

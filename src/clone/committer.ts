@@ -135,26 +135,48 @@ export interface IServerCheck {
  * `POST {baseUrl}api/bookshelf/check`: check the file at `path` as a
  * notebook on the server, which reads it in pieces. With `partSize`, the
  * path is a saved notebook to publish (the publish's rules), and the
- * answer has its size, each part's MD5 and its multipart ETag. Resolves to null when the
- * server cannot check it (no server extension, an older one, files not on
- * its disk); rejects with `NotANotebook` saying why it is not one.
+ * answer has its size, each part's MD5 and its multipart ETag; with
+ * `onPart` too, the server sends each whole part's MD5 as soon as it has
+ * hashed it (JSON lines), and `onPart(index, md5)` is called with it while
+ * the check goes on, so that the part can be sent meanwhile. Resolves to
+ * null when the server cannot check it (no server extension, an older one,
+ * files not on its disk); rejects with `NotANotebook` saying why it is not
+ * one.
  */
 export async function checkOnServer(
   settings: ServerConnection.ISettings,
   path: string,
-  partSize?: number
+  partSize?: number,
+  onPart?: (index: number, md5: string) => void
 ): Promise<IServerCheck | null> {
   const url = URLExt.join(settings.baseUrl, 'api', 'bookshelf', 'check');
   const request =
     partSize === undefined
       ? { path, check: 'notebook' }
-      : { path, check: 'notebook', purpose: 'publish', part_size: partSize };
+      : {
+          path,
+          check: 'notebook',
+          purpose: 'publish',
+          part_size: partSize,
+          ...(onPart ? { stream: true } : {})
+        };
   const response = await ServerConnection.makeRequest(
     url,
     { method: 'POST', body: JSON.stringify(request) },
     settings
   );
-  const body = await response.json().catch(() => null);
+  const streamed =
+    response.status === 200 &&
+    (response.headers.get('Content-Type') ?? '').startsWith(
+      'application/x-ndjson'
+    );
+  const body = streamed
+    ? await answerOfLines(response, line => {
+        if (isMd5Hex(line.md5)) {
+          onPart?.(line.part - 1, line.md5);
+        }
+      })
+    : await response.json().catch(() => null);
   if (response.status === 200 && body?.checked === 'notebook') {
     if (partSize === undefined) {
       return {};
@@ -164,22 +186,65 @@ export async function checkOnServer(
     return typeof body.size === 'number' &&
       typeof body.etag === 'string' &&
       Array.isArray(partMd5s) &&
-      partMd5s.every(
-        (digest: unknown) =>
-          typeof digest === 'string' && /^[0-9a-f]{32}$/.test(digest)
-      )
+      partMd5s.every(isMd5Hex)
       ? { size: body.size, etag: body.etag, partMd5s }
       : null;
   }
-  if (response.status === 400 && body?.code === 'NotANotebook') {
+  const error = streamed ? body?.error : response.status === 400 && body;
+  if (error?.code === 'NotANotebook') {
     // The server's words: the rules and their messages are the browser's
     // (src/rules), in English.
     throw new BookshelfError({
       code: 'NotANotebook',
-      detail: { message: String(body.message) }
+      detail: { message: String(error.message) }
     });
   }
   return null;
+}
+
+function isMd5Hex(value: unknown): value is string {
+  return typeof value === 'string' && /^[0-9a-f]{32}$/.test(value);
+}
+
+/**
+ * Read an answer of JSON lines as they arrive: each line with a `part`
+ * number goes to `onPart` at once; resolves to the other one, the answer
+ * (null when the answer was cut off before its end, or is not JSON lines).
+ */
+async function answerOfLines(
+  response: Response,
+  onPart: (line: any) => void
+): Promise<any> {
+  const reader = response.body?.getReader();
+  if (!reader) {
+    return null;
+  }
+  const decoder = new TextDecoder();
+  let text = '';
+  let answer: any = null;
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) {
+        break;
+      }
+      text += decoder.decode(value, { stream: true });
+      let end: number;
+      while ((end = text.indexOf('\n')) !== -1) {
+        const line = JSON.parse(text.slice(0, end));
+        text = text.slice(end + 1);
+        if (typeof line?.part === 'number') {
+          onPart(line);
+        } else {
+          answer = line;
+        }
+      }
+    }
+  } catch {
+    // Cut off, or not JSON: as if the server could not check.
+    return null;
+  }
+  return text.trim() ? null : answer;
 }
 
 function isModel(body: unknown): body is Contents.IModel {

@@ -13,6 +13,8 @@
  * or Cancel so that no parts are left behind.
  */
 
+import { PromiseDelegate } from '@lumino/coreutils';
+
 import { BookshelfError, cancelled } from '../errors/errors';
 import { Md5, toHex } from '../s3/md5';
 import type {
@@ -50,13 +52,17 @@ export interface IUploadedWhole {
 
 /**
  * Where the parts come from: a file of `size` bytes, read a part at a time,
- * each part's MD5 digest known beforehand (the server computed them when it
- * checked the file), so the page need not read the bytes at all.
+ * each part's MD5 digest given by someone who read it (the server, which
+ * hashes the parts as it checks the file), so the page need not read the
+ * bytes at all.
  */
 export interface IPartSource {
   size: number;
-  /** The MD5 digest of each part, in order. */
-  md5s: Uint8Array[];
+  /**
+   * The MD5 digest of the part `index` (from 0), once it is known: a part
+   * is sent as soon as its digest and its bytes are there.
+   */
+  md5(index: number): Uint8Array | Promise<Uint8Array>;
   /** The bytes from `start` to `end` (excluded). */
   read(start: number, end: number): Promise<Uint8Array | Blob>;
 }
@@ -105,9 +111,7 @@ export async function uploadInParts(
   const partsAtOnce = Math.max(1, options.partsAtOnce ?? PARTS_AT_ONCE);
   const { signal, size } = { signal: options.signal, size: source.size };
   const count = Math.max(1, Math.ceil(size / partSize));
-  if (source.md5s.length !== count) {
-    throw new Error(`${count} parts, ${source.md5s.length} digests`);
-  }
+  const digests: Uint8Array[] = [];
   // One failed part stops the others.
   const stop = new AbortController();
   const onAbort = () => stop.abort();
@@ -115,6 +119,9 @@ export async function uploadInParts(
   if (signal?.aborted) {
     stop.abort();
   }
+  const aborted = whenAborted(stop.signal);
+  // Seen by the parts that wait when it happens.
+  aborted.catch(() => undefined);
   const uploaded: IUploadedPart[] = [];
   let failure: unknown = null;
   let stored = 0;
@@ -123,11 +130,16 @@ export async function uploadInParts(
   const sendPart = async (index: number) => {
     const start = index * partSize;
     const end = Math.min(size, start + partSize);
-    const md5 = source.md5s[index];
-    const body = await source.read(start, end);
+    // The part's bytes are asked for while its digest may still be on its
+    // way; a Cancel does not wait for either.
+    const [md5, body] = await Promise.race([
+      Promise.all([source.md5(index), source.read(start, end)]),
+      aborted
+    ]);
     if (stop.signal.aborted) {
       return;
     }
+    digests[index] = md5;
     const part = await store.uploadPart(
       bucket,
       key,
@@ -176,7 +188,7 @@ export async function uploadInParts(
     uploaded.sort((a, b) => a.partNumber - b.partNumber);
     const result = await options.complete(uploadId, uploaded, {
       size,
-      etag: multipartEtag(source.md5s)
+      etag: multipartEtag(digests)
     });
     completed = true;
     return result;
@@ -194,6 +206,70 @@ export async function uploadInParts(
         .catch(() => undefined);
     }
   }
+}
+
+/**
+ * Parts' MD5 digests that come one by one (from the server's check as it
+ * hashes the file), for `IPartSource.md5`: asking for one not yet known
+ * waits for it; once `end` is called, asking for one that never came
+ * rejects with the error given.
+ */
+export class PartDigests {
+  /** Part `index`'s digest, now or once it comes. */
+  get(index: number): Promise<Uint8Array> {
+    const known = this._known.get(index);
+    if (known) {
+      return Promise.resolve(known);
+    }
+    if (this._ended) {
+      return Promise.reject(this._error);
+    }
+    let waiting = this._waiting.get(index);
+    if (!waiting) {
+      waiting = new PromiseDelegate<Uint8Array>();
+      // Rejected only for a part that waits, which sees it.
+      waiting.promise.catch(() => undefined);
+      this._waiting.set(index, waiting);
+    }
+    return waiting.promise;
+  }
+
+  /** Part `index`'s digest has come. */
+  set(index: number, digest: Uint8Array): void {
+    this._known.set(index, digest);
+    this._waiting.get(index)?.resolve(digest);
+    this._waiting.delete(index);
+  }
+
+  /** No more digests will come: the parts still waiting fail with `error`. */
+  end(error: unknown): void {
+    this._ended = true;
+    this._error = error;
+    for (const waiting of this._waiting.values()) {
+      waiting.reject(error);
+    }
+    this._waiting.clear();
+  }
+
+  private readonly _known = new Map<number, Uint8Array>();
+  private readonly _waiting = new Map<number, PromiseDelegate<Uint8Array>>();
+  private _ended = false;
+  private _error: unknown = null;
+}
+
+/**
+ * A promise that rejects (with `Cancelled`) once `signal` aborts.
+ */
+function whenAborted(signal: AbortSignal): Promise<never> {
+  return new Promise((_, reject) => {
+    if (signal.aborted) {
+      reject(cancelled());
+      return;
+    }
+    signal.addEventListener('abort', () => reject(cancelled()), {
+      once: true
+    });
+  });
 }
 
 /**

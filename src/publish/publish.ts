@@ -41,7 +41,12 @@ import {
   type IConditionalWrites,
   requiredCondition
 } from './conditional';
-import { MULTIPART_ABOVE, PART_SIZE, uploadInParts } from './multipart';
+import {
+  MULTIPART_ABOVE,
+  PART_SIZE,
+  PartDigests,
+  uploadInParts
+} from './multipart';
 import { decideOverwrite, type PutCondition } from './overwrite';
 
 // Loaded with this module on first publish, not at start-up.
@@ -71,10 +76,16 @@ export interface IPublishDeps {
    * Check the saved notebook at `path` on the server (memory flat in its
    * size), answering its size, its parts' MD5 digests and its ETag when
    * uploaded in parts of `partSize` (see `checkOnServer`); null when the
-   * server cannot. A notebook larger than `multipart.above` is published
-   * in parts only when the server can check it and give its parts.
+   * server cannot. `onPart` is given each whole part's digest (hex) as
+   * soon as the server has it, while the check goes on. A notebook larger
+   * than `multipart.above` is published in parts only when the server can
+   * check it and give its parts.
    */
-  checkSaved?: (path: string, partSize: number) => Promise<IServerCheck | null>;
+  checkSaved?: (
+    path: string,
+    partSize: number,
+    onPart?: (index: number, md5Hex: string) => void
+  ) => Promise<IServerCheck | null>;
   /**
    * The saved file's bytes from `start` to `end` (excluded), as a Blob the
    * page need not read; null when the server does not give them so (it
@@ -430,11 +441,13 @@ function putWhole(
 
 /**
  * Upload the saved notebook in parts as it is read, while the server
- * checks the same file; the upload is completed only when the check
- * passed and saw the bytes that were sent (else it is aborted and nothing
- * is published). Null when the upload in parts could not start (the
- * bucket's CORS rule does not allow it) or the server could not check the
- * file: nothing was published, and the caller publishes it whole.
+ * checks the same file: each part goes as soon as the server has hashed it
+ * (its MD5 is the part's Content-MD5), and the upload is completed only
+ * when the check passed and saw the bytes that were sent (else it is
+ * aborted and nothing is published). Null when the upload in parts could
+ * not start (the bucket's CORS rule does not allow it) or the server could
+ * not check the file or give its parts: nothing was published, and the
+ * caller publishes it whole.
  */
 async function publishInParts(
   deps: IPublishDeps,
@@ -446,19 +459,14 @@ async function publishInParts(
   const { trans, store, bucket, key } = write;
   // The parts are read from the server one at a time, not from this answer.
   saved.release();
-  let checked: IServerCheck | null;
-  try {
-    checked = await deps.checkSaved!(path, options.partSize);
-  } catch (error) {
-    if (isBookshelfError(error, 'NotANotebook')) {
-      throw notPublishable(path, error.detail.message, trans, error);
-    }
-    throw couldNotRead(path, error, trans);
-  }
-  throwIfAborted(options.signal);
-  if (!checked?.partMd5s || checked.size === undefined) {
-    return null;
-  }
+  const digests = new PartDigests();
+  const checked = checkWhileUploading(
+    deps,
+    path,
+    options.partSize,
+    digests,
+    trans
+  );
   let uploadId: string;
   try {
     uploadId = await store.createMultipartUpload(bucket, key, {
@@ -474,11 +482,6 @@ async function publishInParts(
     }
     throw error;
   }
-  const savedMeanwhile = () =>
-    new BookshelfError({
-      code: 'ReadFailed',
-      detail: { path, reason: 'saved-meanwhile' }
-    });
   const onProgress = options.onProgress;
   try {
     return await uploadInParts(
@@ -487,8 +490,10 @@ async function publishInParts(
       key,
       uploadId,
       {
-        size: checked.size,
-        md5s: checked.partMd5s.map(fromHex),
+        // The size the server announced when the page opened the file; a
+        // check that finds another one (saved meanwhile) completes nothing.
+        size: saved.size!,
+        md5: index => digests.get(index),
         read: async (start, end) => {
           let part: Uint8Array | Blob | null;
           try {
@@ -508,9 +513,13 @@ async function publishInParts(
         onProgress: onProgress
           ? (loaded, total) => onProgress({ loaded, total })
           : undefined,
-        changed: savedMeanwhile,
-        complete: (uploadId, parts, sent) =>
-          writeOnCondition(
+        changed: () => savedMeanwhile(path),
+        complete: async (uploadId, parts, sent) => {
+          const check = await checked;
+          if (check.size !== sent.size || check.etag !== sent.etag) {
+            throw savedMeanwhile(path);
+          }
+          return writeOnCondition(
             write,
             condition =>
               store.completeMultipartUpload(bucket, key, uploadId, parts, {
@@ -518,7 +527,8 @@ async function publishInParts(
                 signal: options.signal
               }),
             () => sent.etag
-          )
+          );
+        }
       }
     );
   } catch (error) {
@@ -527,6 +537,56 @@ async function publishInParts(
     }
     throw error;
   }
+}
+
+/**
+ * Start the server's check of the saved notebook for an upload in parts:
+ * each part's digest goes to `digests` as soon as the server has hashed
+ * it. Resolves to the check's answer; rejects with the publish's error
+ * (`NotANotebook`, `ReadFailed`), or `NotInParts` when the server cannot
+ * check the file, and then the parts still waiting for a digest fail too.
+ */
+function checkWhileUploading(
+  deps: IPublishDeps,
+  path: string,
+  partSize: number,
+  digests: PartDigests,
+  trans: TranslationBundle
+): Promise<IServerCheck & { size: number; etag: string }> {
+  const checked = deps.checkSaved!(path, partSize, (index, md5Hex) =>
+    digests.set(index, fromHex(md5Hex))
+  ).then(
+    check => {
+      if (!check?.partMd5s || check.size === undefined || !check.etag) {
+        throw new NotInParts();
+      }
+      check.partMd5s.forEach((md5Hex, index) =>
+        digests.set(index, fromHex(md5Hex))
+      );
+      // Parts beyond the file the server read: it was saved meanwhile.
+      digests.end(savedMeanwhile(path));
+      return check as IServerCheck & { size: number; etag: string };
+    },
+    error => {
+      throw error instanceof NotInParts
+        ? error
+        : isBookshelfError(error, 'NotANotebook')
+          ? notPublishable(path, error.detail.message, trans, error)
+          : couldNotRead(path, error, trans);
+    }
+  );
+  checked.catch(error => digests.end(error));
+  return checked;
+}
+
+/**
+ * The file was saved again while it was being published.
+ */
+function savedMeanwhile(path: string): BookshelfError {
+  return new BookshelfError({
+    code: 'ReadFailed',
+    detail: { path, reason: 'saved-meanwhile' }
+  });
 }
 
 /**

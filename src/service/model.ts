@@ -296,8 +296,8 @@ export class BookshelfModel implements IBookshelfBackend {
           openSaved: path => fetchSavedFile(this._options.serverSettings, path),
           readSavedRange: (path, start, end) =>
             fetchSavedRange(this._options.serverSettings, path, start, end),
-          checkSaved: (path, partSize) =>
-            checkOnServer(this._options.serverSettings, path, partSize),
+          checkSaved: (path, partSize, onPart) =>
+            checkOnServer(this._options.serverSettings, path, partSize, onPart),
           conditionalWrites: bucket =>
             this.conditionalWrites(bucket, s3, settings),
           conditionalCompletes: bucket =>
