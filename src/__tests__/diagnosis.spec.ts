@@ -3,6 +3,7 @@ import { nullTranslator } from '@jupyterlab/translation';
 import { describeError } from '../errors/describe';
 import { BookshelfError } from '../errors/errors';
 import {
+  CAUSE_REMEMBERED_MS,
   diagnoseNetworkFailure,
   isNetworkFailure,
   probeReachable,
@@ -333,6 +334,38 @@ describe('diagnoseNetworkFailure', () => {
       expect(calls[1].init).toMatchObject({ mode: 'cors' });
     } else {
       expect(calls).toHaveLength(1);
+    }
+  });
+
+  it('probes once for one failure: the retries ask, then the error is diagnosed', async () => {
+    const { calls, fetchImpl } = fakeFetch('opaque');
+    expect(
+      await refusedByCors('http://127.0.0.1:9000', 'examples', fetchImpl)
+    ).toBe(true);
+    const error = await diagnoseNetworkFailure(
+      network(),
+      'http://127.0.0.1:9000',
+      fetchImpl
+    );
+    expect(error.code).toBe('CorsRefused');
+    expect(calls).toHaveLength(2);
+  });
+
+  it('probes again for a failure after a while, and for another bucket', async () => {
+    const { calls, fetchImpl } = fakeFetch('opaque');
+    const now = jest.spyOn(Date, 'now').mockReturnValue(1_000_000);
+    try {
+      await refusedByCors('http://127.0.0.1:9000', 'examples', fetchImpl);
+      await refusedByCors('http://127.0.0.1:9000', 'other', fetchImpl);
+      expect(calls).toHaveLength(4);
+      now.mockReturnValue(1_000_000 + CAUSE_REMEMBERED_MS - 1);
+      await refusedByCors('http://127.0.0.1:9000', 'examples', fetchImpl);
+      expect(calls).toHaveLength(4);
+      now.mockReturnValue(1_000_000 + CAUSE_REMEMBERED_MS);
+      await refusedByCors('http://127.0.0.1:9000', 'examples', fetchImpl);
+      expect(calls).toHaveLength(6);
+    } finally {
+      now.mockRestore();
     }
   });
 

@@ -309,6 +309,57 @@ export async function refusedByCors(
   );
 }
 
+type FailureCause = 'unreachable' | 'interrupted' | 'cors';
+
+/**
+ * How long the cause of a failure is remembered: the retries' question
+ * (`refusedByCors`) and the error's diagnosis ask about the same failure
+ * within milliseconds, and each answer costs two requests.
+ */
+export const CAUSE_REMEMBERED_MS = 2000;
+
+/** The causes found lately, by the fetch that probed, and what it probed. */
+const recentCauses = new WeakMap<
+  typeof fetch,
+  Map<string, { at: number; cause: Promise<FailureCause> }>
+>();
+
+/**
+ * The cause of a network failure (see `probeFailureCause`), probed once
+ * for the failures of `CAUSE_REMEMBERED_MS`.
+ */
+function networkFailureCause(
+  endpointUrl: string,
+  bucket: string | undefined,
+  fetchImpl: typeof fetch,
+  forcePathStyle: boolean
+): Promise<FailureCause> {
+  let causes = recentCauses.get(fetchImpl);
+  if (!causes) {
+    causes = new Map();
+    recentCauses.set(fetchImpl, causes);
+  }
+  const now = Date.now();
+  for (const [probed, { at }] of causes) {
+    if (now - at >= CAUSE_REMEMBERED_MS) {
+      causes.delete(probed);
+    }
+  }
+  const key = JSON.stringify([endpointUrl, bucket ?? null, forcePathStyle]);
+  const known = causes.get(key);
+  if (known) {
+    return known.cause;
+  }
+  const cause = probeFailureCause(
+    endpointUrl,
+    bucket,
+    fetchImpl,
+    forcePathStyle
+  );
+  causes.set(key, { at: now, cause });
+  return cause;
+}
+
 /**
  * The cause of a network failure, by two probes: `unreachable` when a
  * `no-cors` request to the endpoint fails; `interrupted` when it answers
@@ -316,12 +367,12 @@ export async function refusedByCors(
  * with an error, with the CORS headers when a rule allows the origin);
  * `cors` when it answers and the bucket keeps this page out.
  */
-async function networkFailureCause(
+async function probeFailureCause(
   endpointUrl: string,
   bucket: string | undefined,
   fetchImpl: typeof fetch,
   forcePathStyle: boolean
-): Promise<'unreachable' | 'interrupted' | 'cors'> {
+): Promise<FailureCause> {
   if (!(await probeReachable(endpointUrl, fetchImpl))) {
     return 'unreachable';
   }
