@@ -220,12 +220,17 @@ async function finishClone(
 
 /**
  * Show the new file in the file browser: its folder, with the file selected.
+ * Only once Lab has restored the browser's folder: its restore goes to the
+ * root, then to the saved folder by a relative path, so a folder shown in
+ * between would be joined to it ("Directory not found: …", and the browser
+ * back at the root; a clone from a link can end that early).
  */
 async function revealInFileBrowser(
   browser: IDefaultFileBrowser,
   model: Contents.IModel
 ): Promise<void> {
   try {
+    await browser.model.restored;
     await browser.model.cd(`/${PathExt.dirname(model.path)}`);
     await browser.selectItemByName(model.name);
   } catch {

@@ -110,6 +110,72 @@ test.describe('clone by link', () => {
     expect(saved).toBe(original!.body.toString('utf8'));
   });
 
+  test("a clone that ends before Lab restored the file browser's folder shows its file there", async ({
+    page,
+    baseURL,
+    tmpPath
+  }) => {
+    // Lab restores the browser's folder by going to the root, reading the
+    // saved folder, then going there by a relative path. Hold that read
+    // (the one request for the folder without `content`) until the clone
+    // has shown its file, as a slow start-up does.
+    const folderPath = new URL(`${baseURL}/api/contents/${tmpPath}`).pathname;
+    let committed = false;
+    let held = 0;
+    await page.route(
+      url => url.pathname === folderPath && !url.searchParams.has('content'),
+      async route => {
+        held++;
+        for (let i = 0; i < 100 && !committed; i++) {
+          await new Promise(resolve => setTimeout(resolve, 50));
+        }
+        // Time for what follows the commit (the file browser's move).
+        await new Promise(resolve => setTimeout(resolve, 1000));
+        await route.continue();
+      }
+    );
+    page.on('requestfinished', request => {
+      if (request.url().includes('/api/bookshelf/commit')) {
+        committed = true;
+      }
+    });
+    // The workspace keeps the browser at the test's folder.
+    const saved = page.waitForRequest(
+      request =>
+        request.method() === 'PUT' &&
+        request.url().includes('/lab/api/workspaces/') &&
+        (request.postData() ?? '').includes(`:cwd":{"path":"${tmpPath}"`)
+    );
+    await page.evaluate(async folder => {
+      const { commands } = (window as any).jupyterapp;
+      await commands.execute('filebrowser:go-to-path', { path: '/' });
+      await commands.execute('filebrowser:go-to-path', { path: folder });
+    }, tmpPath);
+    await saved;
+    const link =
+      `${baseURL}/bookshelf/clone?s3_bucket=examples` +
+      `&s3_key=${encodeURIComponent('reports/2026/q3.ipynb')}` +
+      `&target_path=${encodeURIComponent(tmpPath + '/')}`;
+    await page.evaluate(url => window.location.assign(url), link);
+    await page.waitForURL(/\/lab/);
+    const dialog = cloneDialog(page);
+    await expect(dialog).toBeVisible({ timeout: 30000 });
+    await dialog.getByRole('button', { name: 'Clone' }).click();
+    await expect(toast(page, 'Cloned s3://examples/')).toBeVisible({
+      timeout: 30000
+    });
+    await expect.poll(() => held, { timeout: 15000 }).toBeGreaterThan(0);
+    // The browser shows the folder, with the file, and no error: not the
+    // folder inside itself ("Directory not found"), then the root.
+    const item = page.locator('.jp-DirListing-item', { hasText: 'q3.ipynb' });
+    await expect(item).toBeVisible({ timeout: 15000 });
+    await expect(item).toHaveClass(/jp-mod-selected/);
+    await page.waitForTimeout(1500);
+    await expect(page.locator('.jp-Dialog')).toHaveCount(0);
+    await expect(item).toBeVisible();
+    expect(await listFolder(page, tmpPath)).toEqual(['q3.ipynb']);
+  });
+
   test('the in-app link names the free name when the file exists', async ({
     page,
     tmpPath
