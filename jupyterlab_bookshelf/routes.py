@@ -490,24 +490,19 @@ class CheckHandler(_BookshelfMixin, APIHandler):
     async def _stream_publish_check(self, os_path: str, part_size: int) -> None:
         """The publish's check, each part's MD5 sent as a line as soon as it is hashed."""
         loop = asyncio.get_running_loop()
-        parts: asyncio.Queue[tuple[int, bytes]] = asyncio.Queue()
+        # Each part's digest, then None once the check is over: both are queued from the
+        # check's thread, in that order.
+        parts: asyncio.Queue[tuple[int, bytes] | None] = asyncio.Queue()
 
-        def on_part(index: int, digest: bytes) -> None:  # in the check's thread
+        def on_part(index: int, digest: bytes) -> None:
             loop.call_soon_threadsafe(parts.put_nowait, (index, digest))
 
-        check = asyncio.wrap_future(
-            start_check(check_publishable_file, os_path, part_size, on_part)
-        )
+        running = start_check(check_publishable_file, os_path, part_size, on_part)
+        running.add_done_callback(lambda _: loop.call_soon_threadsafe(parts.put_nowait, None))
+        check = asyncio.wrap_future(running)
         self.set_header("Content-Type", "application/x-ndjson")
-        # The digests are queued before the check's result is set (both by call_soon_threadsafe
-        # from its thread, in order), so none is left behind once the check is over.
-        while not check.done() or not parts.empty():
-            next_part = asyncio.ensure_future(parts.get())
-            await asyncio.wait({next_part, check}, return_when=asyncio.FIRST_COMPLETED)
-            if not next_part.done():
-                next_part.cancel()
-                continue
-            index, digest = next_part.result()
+        while (part := await parts.get()) is not None:
+            index, digest = part
             self.write(json.dumps({"part": index + 1, "md5": digest.hex()}) + "\n")
             try:
                 await self.flush()
@@ -516,7 +511,7 @@ class CheckHandler(_BookshelfMixin, APIHandler):
                 check.add_done_callback(lambda done: done.cancelled() or done.exception())
                 return
         try:
-            last: dict[str, Any] = {"checked": "notebook", **check.result()}
+            last: dict[str, Any] = {"checked": "notebook", **(await check)}
         except BookshelfError as error:
             last = {"error": error.body()}
         self.finish(json.dumps(last) + "\n")

@@ -8,7 +8,7 @@
  * browser (all its tabs, with Web Locks).
  */
 
-import { cancelled } from '../errors/errors';
+import { cancelled, unlessAborted } from '../errors/errors';
 
 /**
  * Runs tasks one at a time per folder.
@@ -77,7 +77,7 @@ export class MemoryFolderLocks implements IFolderLocks {
     const tail = previous.then(() => held);
     this._tails.set(folder, tail);
     try {
-      await waitUnlessAborted(previous, signal);
+      await unlessAborted(previous, signal);
       return await task();
     } finally {
       release();
@@ -108,24 +108,4 @@ export function defaultFolderLocks(): IFolderLocks {
     pageLocks = new MemoryFolderLocks();
   }
   return pageLocks;
-}
-
-function waitUnlessAborted(
-  promise: Promise<void>,
-  signal?: AbortSignal
-): Promise<void> {
-  if (!signal) {
-    return promise;
-  }
-  if (signal.aborted) {
-    return Promise.reject(cancelled());
-  }
-  return new Promise<void>((resolve, reject) => {
-    const onAbort = () => reject(cancelled());
-    signal.addEventListener('abort', onAbort, { once: true });
-    promise.then(() => {
-      signal.removeEventListener('abort', onAbort);
-      resolve();
-    });
-  });
 }

@@ -17,7 +17,12 @@ import {
   type TranslationBundle
 } from '@jupyterlab/translation';
 import { TRANSLATION_DOMAIN } from '../package';
-import { BookshelfError, cancelled, throwIfAborted } from '../errors/errors';
+import {
+  BookshelfError,
+  cancelled,
+  throwIfAborted,
+  unlessAborted
+} from '../errors/errors';
 import type { ITransferProgress } from '../tokens';
 import type { ICommitter } from './committer';
 import { bytesToBase64, decodeUtf8, type IFileData } from './content';
@@ -486,21 +491,7 @@ async function saveUnlessAborted(
     }
   });
   inFlight.save = tracked;
-  if (!signal) {
-    await tracked;
-    return;
-  }
-  throwIfAborted(signal);
-  let onAbort = () => undefined as void;
-  const aborted = new Promise<never>((_, reject) => {
-    onAbort = () => reject(cancelled());
-    signal.addEventListener('abort', onAbort, { once: true });
-  });
-  try {
-    await Promise.race([tracked, aborted]);
-  } finally {
-    signal.removeEventListener('abort', onAbort);
-  }
+  await unlessAborted(tracked, signal);
 }
 
 async function renameToFreeName(

@@ -141,6 +141,29 @@ export function throwIfAborted(signal?: AbortSignal): void {
 }
 
 /**
+ * `promise`, or a Cancelled error as soon as the signal aborts (at once if
+ * it has): the wait ends, not what is awaited.
+ */
+export function unlessAborted<T>(
+  promise: Promise<T>,
+  signal?: AbortSignal
+): Promise<T> {
+  if (!signal) {
+    return promise;
+  }
+  if (signal.aborted) {
+    return Promise.reject(cancelled());
+  }
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(cancelled());
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(resolve, reject).finally(() => {
+      signal.removeEventListener('abort', onAbort);
+    });
+  });
+}
+
+/**
  * The English message of a kind of error: its code until `./errors.ts`
  * installs the message table.
  */

@@ -15,7 +15,7 @@
 
 import { PromiseDelegate } from '@lumino/coreutils';
 
-import { BookshelfError, cancelled } from '../errors/errors';
+import { BookshelfError, cancelled, unlessAborted } from '../errors/errors';
 import { Md5, toHex } from '../s3/md5';
 import type {
   IObjectStore,
@@ -119,9 +119,6 @@ export async function uploadInParts(
   if (signal?.aborted) {
     stop.abort();
   }
-  const aborted = whenAborted(stop.signal);
-  // Seen by the parts that wait when it happens.
-  aborted.catch(() => undefined);
   const uploaded: IUploadedPart[] = [];
   let failure: unknown = null;
   let stored = 0;
@@ -132,10 +129,10 @@ export async function uploadInParts(
     const end = Math.min(size, start + partSize);
     // The part's bytes are asked for while its digest may still be on its
     // way; a Cancel does not wait for either.
-    const [md5, body] = await Promise.race([
+    const [md5, body] = await unlessAborted(
       Promise.all([source.md5(index), source.read(start, end)]),
-      aborted
-    ]);
+      stop.signal
+    );
     if (stop.signal.aborted) {
       return;
     }
@@ -255,21 +252,6 @@ export class PartDigests {
   private readonly _waiting = new Map<number, PromiseDelegate<Uint8Array>>();
   private _ended = false;
   private _error: unknown = null;
-}
-
-/**
- * A promise that rejects (with `Cancelled`) once `signal` aborts.
- */
-function whenAborted(signal: AbortSignal): Promise<never> {
-  return new Promise((_, reject) => {
-    if (signal.aborted) {
-      reject(cancelled());
-      return;
-    }
-    signal.addEventListener('abort', () => reject(cancelled()), {
-      once: true
-    });
-  });
 }
 
 /**

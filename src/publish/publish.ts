@@ -568,11 +568,9 @@ function checkWhileUploading(
       return check as IServerCheck & { size: number; etag: string };
     },
     error => {
-      throw error instanceof NotInParts
-        ? error
-        : isBookshelfError(error, 'NotANotebook')
-          ? notPublishable(path, error.detail.message, trans, error)
-          : couldNotRead(path, error, trans);
+      throw isBookshelfError(error, 'NotANotebook')
+        ? notPublishable(path, error.detail.message, trans, error)
+        : couldNotRead(path, error, trans);
     }
   );
   checked.catch(error => digests.end(error));
