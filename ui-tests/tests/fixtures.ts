@@ -59,6 +59,12 @@ export const test = base.extend<
   context: async ({ context, networkLog }, use) => {
     networkLog.watch(context, 'page');
     await use(context);
+    // Galata's routes proxy Lab's polls (sessions, kernels) through the
+    // context's request API: one still running when the context closes
+    // fails the test ("Request context disposed"). Let them end quietly.
+    await Promise.all(
+      context.pages().map(page => page.unrouteAll({ behavior: 'ignoreErrors' }))
+    );
   },
   labs: [
     async ({}, use) => {
