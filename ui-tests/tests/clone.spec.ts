@@ -139,12 +139,17 @@ test.describe('clone by link', () => {
         committed = true;
       }
     });
-    // The workspace keeps the browser at the test's folder.
-    const saved = page.waitForRequest(
-      request =>
-        request.method() === 'PUT' &&
-        request.url().includes('/lab/api/workspaces/') &&
-        (request.postData() ?? '').includes(`:cwd":{"path":"${tmpPath}"`)
+    // The workspace keeps the browser at the test's folder: once the server
+    // has stored it (a PUT still on its way when the page leaves is cut off,
+    // and the next page would start at the root).
+    const saved = page.waitForResponse(
+      response =>
+        response.request().method() === 'PUT' &&
+        response.url().includes('/lab/api/workspaces/') &&
+        (response.request().postData() ?? '').includes(
+          `:cwd":{"path":"${tmpPath}"`
+        ) &&
+        response.ok()
     );
     await page.evaluate(async folder => {
       const { commands } = (window as any).jupyterapp;
