@@ -1,6 +1,7 @@
 /**
- * Playwright configuration: Galata's defaults, Debian's chromium (Playwright
- * cannot download browsers here), and the project's own servers.
+ * Playwright configuration: Galata's defaults, Debian's Chromium headless
+ * shell (Playwright cannot download browsers here), and the project's own
+ * servers.
  */
 const path = require('path');
 const baseConfig = require('@jupyterlab/galata/lib/playwright-config');
@@ -116,7 +117,10 @@ module.exports = {
     video: 'off',
     trace: TRACE,
     launchOptions: {
-      executablePath: process.env.BOOKSHELF_CHROMIUM || '/usr/bin/chromium',
+      // Chromium's headless shell (see the Makefile: a third less CPU per
+      // page load than the full browser, with the same engine).
+      executablePath:
+        process.env.BOOKSHELF_CHROMIUM || '/usr/bin/chromium-headless-shell',
       args: [
         '--no-sandbox',
         '--disable-gpu',
