@@ -12,7 +12,8 @@ credentials, so the client needs only the server's URL and token::
 Which server: the ``url`` and ``token`` given, else ``JUPYTER_SERVER_URL`` and
 ``JUPYTER_TOKEN``, else (in a JupyterHub single-user server and its kernels)
 ``JUPYTERHUB_SERVICE_URL`` and ``JUPYTERHUB_API_TOKEN``, else the runtime files of the user's
-running Jupyter servers (the one whose root folder holds the current folder).
+running Jupyter servers: the one that started this process (a kernel's server, or the server
+of the terminal a script runs in), else the one whose root folder holds the current folder.
 """
 
 from __future__ import annotations
@@ -127,29 +128,62 @@ def find_server(url: str | None = None, token: str | None = None) -> ServerInfo:
             _with_slash(os.environ["JUPYTERHUB_SERVICE_URL"]),
             token if token is not None else os.environ["JUPYTERHUB_API_TOKEN"],
         )
-    here = Path.cwd().resolve()
-    best: tuple[int, dict[str, Any]] | None = None
-    for server in _running_servers():
-        root = Path(server.get("root_dir") or server.get("notebook_dir") or "/").resolve()
-        if here == root or root in here.parents:
-            depth = len(root.parts)
-            if best is None or depth > best[0]:
-                best = (depth, server)
-    if best is None:
-        servers = _running_servers()
-        if not servers:
-            raise BookshelfClientError(
-                "No running Jupyter server was found: give --url and --token, or set "
-                "JUPYTER_SERVER_URL and JUPYTER_TOKEN.",
-                "Unreachable",
-            )
-        best = (0, servers[-1])
-    server = best[1]
+    servers = _running_servers()
+    if not servers:
+        raise BookshelfClientError(
+            "No running Jupyter server was found: give --url and --token, or set "
+            "JUPYTER_SERVER_URL and JUPYTER_TOKEN.",
+            "Unreachable",
+        )
+    server = _own_server(servers) or _server_of_folder(servers, Path.cwd()) or servers[-1]
     return ServerInfo(
         _with_slash(server["url"]),
         token if token is not None else server.get("token", ""),
         server.get("root_dir") or server.get("notebook_dir"),
     )
+
+
+def _own_server(servers: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """The server this process runs under: a kernel's (``JPY_PARENT_PID``, set by
+    jupyter_client), else the nearest ancestor process that is a server (a script in a Lab
+    terminal). Lab and Notebook 7, or two Labs, often serve one folder: the root alone
+    cannot tell which one a kernel belongs to."""
+    by_pid = {server.get("pid"): server for server in servers if server.get("pid")}
+    parent = os.environ.get("JPY_PARENT_PID", "")
+    if parent.isdigit() and int(parent) in by_pid:
+        return by_pid[int(parent)]
+    for pid in _ancestors():
+        if pid in by_pid:
+            return by_pid[pid]
+    return None
+
+
+def _ancestors(limit: int = 32) -> list[int]:
+    """This process's parent, its parent, and so on (Linux's /proc; only the parent
+    elsewhere). By hand: the standard library has only ``os.getppid``, and psutil is not a
+    dependency of the client."""
+    found = [os.getppid()]
+    while len(found) < limit and found[-1] > 1:
+        try:
+            stat = Path(f"/proc/{found[-1]}/stat").read_text()
+        except OSError:
+            break
+        # "pid (command) state ppid ...": the command may hold spaces and parentheses.
+        found.append(int(stat.rsplit(")", 1)[1].split()[1]))
+    return found
+
+
+def _server_of_folder(servers: list[dict[str, Any]], folder: Path) -> dict[str, Any] | None:
+    """The server whose root folder holds ``folder`` most closely."""
+    here = folder.resolve()
+    best: tuple[int, dict[str, Any]] | None = None
+    for server in servers:
+        root = Path(server.get("root_dir") or server.get("notebook_dir") or "/").resolve()
+        if here == root or root in here.parents:
+            depth = len(root.parts)
+            if best is None or depth > best[0]:
+                best = (depth, server)
+    return best[1] if best else None
 
 
 def _env_token() -> str:

@@ -17,7 +17,12 @@ import pytest
 import requests
 
 from jupyterlab_bookshelf import cli
-from jupyterlab_bookshelf.client import BookshelfClient, BookshelfClientError, PublishResult
+from jupyterlab_bookshelf.client import (
+    BookshelfClient,
+    BookshelfClientError,
+    PublishResult,
+    find_server,
+)
 
 from .s3_servers import (  # noqa: F401  (fixtures)
     admin_settings,
@@ -220,6 +225,54 @@ def test_client_finds_the_server_from_the_environment(server, in_thread, monkeyp
     monkeypatch.setenv("JUPYTERHUB_SERVICE_URL", url)
     monkeypatch.setenv("JUPYTERHUB_API_TOKEN", token)
     assert in_thread(lambda: BookshelfClient().info())["server_access"] is True
+
+
+def _runtime_servers(monkeypatch, *servers):
+    """What the runtime files list: ``servers`` as (pid, root) pairs, in that order."""
+    from jupyterlab_bookshelf import client as client_module
+
+    listed = [
+        {"pid": pid, "url": f"http://127.0.0.1:{9000 + n}/", "token": f"t{n}", "root_dir": root}
+        for n, (pid, root) in enumerate(servers)
+    ]
+    monkeypatch.setattr(client_module, "_running_servers", lambda: listed)
+    for name in ("JUPYTER_SERVER_URL", "JUPYTERHUB_SERVICE_URL", "JPY_PARENT_PID"):
+        monkeypatch.delenv(name, raising=False)
+
+
+@pytest.mark.parametrize("order", ["own first", "own last"])
+def test_a_kernel_finds_its_own_server_among_servers_of_the_same_folder(
+    monkeypatch, tmp_path, order
+):
+    """Lab and Notebook 7 (or two Labs) often serve one folder: a kernel's server is the one
+    that started it (``JPY_PARENT_PID``), whatever the order of the runtime files."""
+    servers = [(4242, str(tmp_path)), (5151, str(tmp_path))]
+    _runtime_servers(monkeypatch, *(servers if order == "own first" else servers[::-1]))
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("JPY_PARENT_PID", "4242")
+    assert find_server().url == f"http://127.0.0.1:{9000 + (0 if order == 'own first' else 1)}/"
+
+
+def test_a_script_finds_the_server_it_runs_under(monkeypatch, tmp_path):
+    """A script in a Lab terminal: the nearest server among its parent processes."""
+    _runtime_servers(monkeypatch, (os.getppid(), str(tmp_path / "elsewhere")), (1, "/"))
+    monkeypatch.chdir(tmp_path)
+    assert find_server().root_dir == str(tmp_path / "elsewhere")
+
+
+def test_without_an_own_server_the_closest_root_of_the_folder(monkeypatch, tmp_path):
+    (tmp_path / "work" / "deeper").mkdir(parents=True)
+    _runtime_servers(
+        monkeypatch,
+        (999_999_001, str(tmp_path)),
+        (999_999_002, str(tmp_path / "work")),
+        (999_999_003, str(tmp_path / "other")),
+    )
+    monkeypatch.chdir(tmp_path / "work" / "deeper")
+    monkeypatch.setenv("JPY_PARENT_PID", "not a pid")
+    assert find_server().root_dir == str(tmp_path / "work")
+    monkeypatch.chdir("/")
+    assert find_server().root_dir == str(tmp_path / "other")  # the last one listed
 
 
 # A real `jupyter server` process

@@ -354,3 +354,39 @@ test.describe('Notebook 7 with server-side mode on', () => {
     expect(filesOnDisk(/\.bookshelf-partial$/)).toEqual([]);
   });
 });
+
+test.describe('a notebook whose code publishes with the Python client', () => {
+  test("BookshelfClient() in the notebook's kernel publishes a saved notebook of its folder and clones it back", async ({
+    page,
+    tmpPath
+  }) => {
+    // Notebook 7 serves the same folder from a server of its own, whose
+    // server-side mode is off: the kernel must find its own server (the
+    // one that started it), not the other server of the folder.
+    test.setTimeout(120 * 1000);
+    const key = `kernel/${uid()}/report.ipynb`;
+    const text = titledNotebook('Published from a kernel', 1024);
+    await page.contents.uploadContent(text, 'text', `${tmpPath}/report.ipynb`);
+    await page.notebook.createNew('runner.ipynb');
+    await page.notebook.setCell(
+      0,
+      'code',
+      [
+        'from jupyterlab_bookshelf.client import BookshelfClient',
+        'client = BookshelfClient()',
+        `link = client.publish("report.ipynb", to="${key}")`,
+        `copy = client.clone(link.s3_path, to="${tmpPath}/")`,
+        'print(link.s3_path, copy["path"])'
+      ].join('\n')
+    );
+    await page.notebook.runCell(0);
+    const output = (await page.notebook.getCellTextOutput(0)) ?? [];
+    expect(output.join('')).toContain(
+      `s3://published/${key} ${tmpPath}/report-1.ipynb`
+    );
+    // On S3 the saved file's bytes; on disk the clone of them, beside it.
+    const stored = await getObject('published', key);
+    expect(md5(stored!.body)).toBe(md5(text));
+    await expectFileIsObject('published', key, `${tmpPath}/report-1.ipynb`);
+  });
+});
