@@ -286,13 +286,11 @@ def conditions_ignored(needed: str, where: str) -> BookshelfError:
 
 @dataclass(frozen=True)
 class Digested:
-    """The notebook's length, its ``Content-MD5`` (S3 refuses a body damaged on the way), its
-    SHA-256 for the signature (so that the signer does not read the body again), and the
-    file's state when it was read."""
+    """The notebook's length, its ``Content-MD5`` (S3 refuses a body damaged on the way), and
+    the file's state when it was read."""
 
     size: int
     md5: str
-    sha256: str
     state: tuple[int, ...] | None
 
 
@@ -307,21 +305,19 @@ def file_state(file: BinaryIO) -> tuple[int, ...] | None:
 
 
 def digest_file(file: BinaryIO) -> Digested:
-    """One pass over the bytes for the two checksums, each in a thread of its own (hashing
-    releases the GIL); blocking (a transfer thread)."""
+    """One pass over the bytes for the MD5, hashed in a thread of its own while the next
+    bytes are read (hashing releases the GIL); blocking (a transfer thread)."""
     state = file_state(file)
-    md5, sha256 = BackgroundDigest("md5"), BackgroundDigest("sha256")
+    md5 = BackgroundDigest("md5")
     size = 0
     try:
         file.seek(0)
         while chunk := file.read(READ_SIZE):
             size += len(chunk)
             md5.update(chunk)
-            sha256.update(chunk)
-        return Digested(size, base64.b64encode(md5.digest()).decode(), sha256.digest().hex(), state)
+        return Digested(size, base64.b64encode(md5.digest()).decode(), state)
     finally:
         md5.close()
-        sha256.close()
 
 
 class _OwnPosition:
@@ -387,6 +383,18 @@ def start_notebook_check(file: BinaryIO) -> tuple[Future[None], _OwnPosition]:
     return start_check(check_notebook_stream, reader, "publish"), reader
 
 
+class _Refused(BaseException):
+    """The verdict's error on its way out of botocore, which is sending the body when the
+    verdict is given: botocore turns any ``Exception`` raised while sending into an
+    ``HTTPClientError`` that its retry mode retries (sending the whole body again, to the
+    same refusal); a ``BaseException`` passes through unwrapped and unretried, and urllib3
+    closes the connection, so S3 stores nothing. ``upload`` raises ``error`` again."""
+
+    def __init__(self, error: Exception) -> None:
+        super().__init__()
+        self.error = error
+
+
 class UnchangedBody:
     """The notebook's bytes for the upload, read from the file, which hold back their last
     ``HELD`` bytes until the notebook check has passed and it is sure the file was not
@@ -429,7 +437,10 @@ class UnchangedBody:
             if self._position < limit:
                 end = limit  # what may go before the verdict
             else:
-                self.verdict()  # waits for the check; raises its error
+                try:
+                    self.verdict()  # waits for the check; raises its error
+                except Exception as error:
+                    raise _Refused(error) from None
         chunk = self._file.read(end - self._position)
         self._position += len(chunk)
         return chunk
@@ -455,18 +466,6 @@ class UnchangedBody:
             ) from None
 
 
-#: The SHA-256 of the upload this thread is sending (set around ``put_object``).
-_payload = threading.local()
-
-
-def _sign_with_known_sha256(request: Any, **_: Any) -> None:
-    """botocore's signer reads the whole body to hash it (always over http://) unless the
-    request carries the hash: give it the one made beside the check."""
-    digest = getattr(_payload, "sha256", None)
-    if digest and request.method == "PUT":
-        request.headers["X-Amz-Content-SHA256"] = digest
-
-
 def upload(
     client: Any,
     settings: S3Settings,
@@ -490,10 +489,6 @@ def upload(
         honoured = answer["if_match"] if needed == "IfMatch" else answer["if_none_match"]
         if not honoured:
             raise conditions_ignored(needed, where)
-    if not getattr(client, "_bookshelf_signs_known_sha256", False):
-        client.meta.events.register("before-sign.s3.PutObject", _sign_with_known_sha256)
-        client._bookshelf_signs_known_sha256 = True
-    _payload.sha256 = digested.sha256
     try:
         put = client.put_object(
             Bucket=bucket,
@@ -503,6 +498,8 @@ def upload(
             ContentMD5=digested.md5,
             **condition,
         )
+    except _Refused as refused:
+        raise refused.error from None
     except ClientError as error:
         mapped = to_bookshelf_error(error, bucket, key, endpoint_url=settings.endpoint_url)
         changed = (mapped.code == "PreconditionFailed" and condition) or (
@@ -521,8 +518,6 @@ def upload(
                 "overwritten. Look at the newer version, then publish again.",
             ) from None
         raise mapped from None
-    finally:
-        _payload.sha256 = None
     # Stored means the whole body went, so the check passed; said again to be sure.
     data.verdict()
     result: dict[str, Any] = {"s3_path": where}
@@ -562,7 +557,9 @@ async def server_publish(
     check: Future[None] | None = None
     reader: _OwnPosition | None = None
     try:
-        client = await in_transfer_thread(s3_client, settings)
+        # The body is not signed (UNSIGNED-PAYLOAD; see s3_client): else botocore reads it
+        # whole to hash it before sending, waiting there for the check's verdict.
+        client = await in_transfer_thread(s3_client, settings, sign_payload=False)
         # The checksums are made while the destination is looked at; then the check runs while
         # the upload goes, which holds back its end until the check has passed. The notebook is
         # read three times from the file, never held whole in memory. The check starts after

@@ -17,6 +17,7 @@ from .s3_servers import (  # noqa: F401  (fixtures)
     lab_dirs,
     moto,
     moto_client,
+    publish_puts,
     reply,
     server_access,
     unique,
@@ -391,11 +392,12 @@ def slow_check(monkeypatch):
     from jupyterlab_bookshelf.errors import BookshelfError
     from jupyterlab_bookshelf.server_access import publish as publish_module
 
-    seen = {"read_before_verdict": 0, "fail": False}
+    seen = {"read_before_verdict": 0, "read_in_all": 0, "fail": False}
     real_read = publish_module.UnchangedBody.read
 
     def read(self, size=-1):
         chunk = real_read(self, size)
+        seen["read_in_all"] += len(chunk)
         if not self._check.done():
             seen["read_before_verdict"] = self.tell()
         return chunk
@@ -421,6 +423,21 @@ def test_the_upload_runs_during_the_check_and_completes_after_it(
     # Everything but the held-back end was sent while the check ran.
     assert slow_check["read_before_verdict"] == len(data) - 64 * 1024
     assert read(moto_client, f"notebooks/{unique}slow.ipynb") == data
+
+
+def test_the_body_is_read_once_and_its_payload_is_not_signed(
+    api, moto_client, unique, saved, slow_check, publish_puts
+):
+    # botocore's signer would read the whole body to hash it before sending a byte, waiting
+    # there for the check's verdict: the upload is signed with UNSIGNED-PAYLOAD, and its
+    # Content-MD5 (a signed header) guards the bytes.
+    data = saved(unique + "once.ipynb", big_notebook())
+    response = publish(api, unique + "once.ipynb")
+    assert response.code == 201, response.body
+    assert slow_check["read_in_all"] == len(data)
+    assert [put["X-Amz-Content-SHA256"] for put in publish_puts] == ["UNSIGNED-PAYLOAD"]
+    assert all("Content-MD5" in put for put in publish_puts)
+    assert read(moto_client, f"notebooks/{unique}once.ipynb") == data
 
 
 def test_a_check_that_fails_during_the_upload_stores_nothing(
