@@ -42,7 +42,7 @@ from ..validation import clone_link_query
 from .config import S3Settings
 from .notebook import READ_SIZE, check_notebook_stream
 from .s3 import s3_client, to_bookshelf_error
-from .transfers import BackgroundDigest, in_transfer_thread, start_check
+from .transfers import in_transfer_thread, start_check
 
 PROBE_KEY_STEM = ".bookshelf-conditional-write-check-"
 PROBE_BODY = b"Bookshelf checks whether this S3 service honours conditional writes.\n"
@@ -304,20 +304,26 @@ def file_state(file: BinaryIO) -> tuple[int, ...] | None:
     return (stat.st_ino, stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns)
 
 
+#: Bytes the MD5 reads and hashes at a time, into one buffer (the memory it takes).
+DIGEST_READ_SIZE = 8 * 1024 * 1024
+
+
 def digest_file(file: BinaryIO) -> Digested:
-    """One pass over the bytes for the MD5, hashed in a thread of its own while the next
-    bytes are read (hashing releases the GIL); blocking (a transfer thread)."""
+    """One pass over the bytes for the MD5; blocking (a transfer thread). Read in large pieces
+    into one buffer and hashed in this thread (reading from the page cache is a small part of
+    hashing, so a thread of its own for the hash gains little): reading and hashing release
+    the GIL, and this thread takes it back only twice a piece, each time perhaps waiting
+    behind the notebook check that runs meanwhile and holds the GIL between its reads."""
     state = file_state(file)
-    md5 = BackgroundDigest("md5")
+    md5 = hashlib.md5(usedforsecurity=False)
+    buffer = bytearray(DIGEST_READ_SIZE)
     size = 0
-    try:
-        file.seek(0)
-        while chunk := file.read(READ_SIZE):
-            size += len(chunk)
-            md5.update(chunk)
-        return Digested(size, base64.b64encode(md5.digest()).decode(), state)
-    finally:
-        md5.close()
+    file.seek(0)
+    with memoryview(buffer) as view:
+        while count := file.readinto(view):
+            size += count
+            md5.update(view[:count])
+    return Digested(size, base64.b64encode(md5.digest()).decode(), state)
 
 
 class _OwnPosition:
@@ -557,14 +563,15 @@ async def server_publish(
     check: Future[None] | None = None
     reader: _OwnPosition | None = None
     try:
+        # The check starts first and runs while the MD5 is made and the destination looked at,
+        # then on while the upload goes, which holds back its end until the check has passed
+        # (the check is the slower pass: ending it early leaves the upload's threads the GIL,
+        # which the check holds between its reads). The notebook is read three times from the
+        # file, never held whole in memory.
+        check, reader = start_notebook_check(file)
         # The body is not signed (UNSIGNED-PAYLOAD; see s3_client): else botocore reads it
         # whole to hash it before sending, waiting there for the check's verdict.
         client = await in_transfer_thread(s3_client, settings, sign_payload=False)
-        # The checksums are made while the destination is looked at; then the check runs while
-        # the upload goes, which holds back its end until the check has passed. The notebook is
-        # read three times from the file, never held whole in memory. The check starts after
-        # the checksums: it holds the GIL between its reads, so each read of another thread
-        # beside it waits for the GIL's switch interval.
         digested, head = await asyncio.gather(
             in_transfer_thread(digest_file, file),
             in_transfer_thread(_head_etag, client, bucket, key),
@@ -573,7 +580,6 @@ async def server_publish(
         for outcome in (digested, head):
             if isinstance(outcome, BaseException):
                 raise outcome
-        check, reader = start_notebook_check(file)
         body = UnchangedBody(file, digested, check, path)
         _running.setdefault(path, []).append(body)
         try:
