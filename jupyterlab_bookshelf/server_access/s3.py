@@ -60,6 +60,9 @@ ERROR_NAMES = {
 MAX_ATTEMPTS = 3
 
 _clients: dict[tuple[str, str, bool, bool], Any] = {}
+#: The boto3 session of each combination, shared by its clients with and without a signed
+#: payload (a client of a session of its own loads the service model again: about 12 MB).
+_sessions: dict[tuple[str, str, bool], boto3.session.Session] = {}
 _clients_lock = threading.Lock()
 
 
@@ -74,10 +77,14 @@ def s3_client(settings: S3Settings, *, sign_payload: bool = True) -> Any:
     over http and https (so do moto and the signature-verifying s3rver of the tests); the
     ``Content-MD5`` header, which is signed, still makes S3 refuse bytes other than those
     hashed."""
-    cache_key = (settings.endpoint_url, settings.region, settings.force_path_style, sign_payload)
+    combination = (settings.endpoint_url, settings.region, settings.force_path_style)
+    cache_key = (*combination, sign_payload)
     with _clients_lock:
         client = _clients.get(cache_key)
         if client is None:
+            session = _sessions.get(combination)
+            if session is None:
+                session = _sessions[combination] = boto3.session.Session()
             s3_options: dict[str, Any] = {
                 "addressing_style": "path" if settings.force_path_style else "auto"
             }
@@ -94,7 +101,7 @@ def s3_client(settings: S3Settings, *, sign_payload: bool = True) -> Any:
                 connect_timeout=10,
                 read_timeout=60,
             )
-            client = boto3.session.Session().client(
+            client = session.client(
                 "s3",
                 endpoint_url=settings.endpoint_url or None,
                 region_name=settings.region,
@@ -109,6 +116,7 @@ def forget_clients() -> None:
     the credentials in the environment, or start another S3 server at an address)."""
     with _clients_lock:
         _clients.clear()
+        _sessions.clear()
     from .publish import _conditional_writes
 
     _conditional_writes.forget()

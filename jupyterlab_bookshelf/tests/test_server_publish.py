@@ -484,3 +484,20 @@ def test_under_a_hub_the_prefix_names_the_user_and_the_link_goes_through_the_hub
         "users%2Fana%2F"
     )
     assert read(moto_client, f"users/ana/{unique}hub.ipynb") == data
+
+
+def test_the_unsigned_payload_client_shares_the_session_of_the_signed_one(aws_env, moto):
+    from jupyterlab_bookshelf.server_access import s3 as s3_module
+    from jupyterlab_bookshelf.server_access.config import S3Settings
+
+    settings = S3Settings(
+        moto.endpoint_url, "us-east-1", True, "published", "notebooks/", "confirm", (), 100
+    )
+    signed = s3_module.s3_client(settings)
+    unsigned = s3_module.s3_client(settings, sign_payload=False)
+    assert signed is not unsigned
+    assert s3_module.s3_client(settings, sign_payload=False) is unsigned
+    assert unsigned.meta.config.s3["payload_signing_enabled"] is False
+    assert "payload_signing_enabled" not in signed.meta.config.s3
+    # One session: the service model is loaded once (about 12 MB), the credentials looked up once.
+    assert list(s3_module._sessions) == [(moto.endpoint_url, "us-east-1", True)]
