@@ -13,6 +13,7 @@ from .s3_servers import (  # noqa: F401  (fixtures)
     admin_settings,
     api,
     aws_env,
+    fault_proxy,
     jp_server_config,
     lab_dirs,
     moto,
@@ -23,7 +24,7 @@ from .s3_servers import (  # noqa: F401  (fixtures)
     unique,
     write_settings,
 )
-from .test_server_clone import assert_error, notebook, notebook_bytes
+from .test_server_clone import assert_error, faults, notebook, notebook_bytes  # noqa: F401
 
 PUBLISH_PATHS = [("api", "bookshelf", "published"), ("api", "bookshelf", "publish")]
 
@@ -438,6 +439,19 @@ def test_the_body_is_read_once_and_its_payload_is_not_signed(
     assert [put["X-Amz-Content-SHA256"] for put in publish_puts] == ["UNSIGNED-PAYLOAD"]
     assert all("Content-MD5" in put for put in publish_puts)
     assert read(moto_client, f"notebooks/{unique}once.ipynb") == data
+
+
+def test_bytes_damaged_on_the_way_are_refused_by_their_content_md5(
+    api, faults, moto_client, unique, saved
+):
+    # The payload is not signed (UNSIGNED-PAYLOAD): Content-MD5 is what makes S3 refuse it.
+    saved(unique + "damaged.ipynb", big_notebook())
+    faults.add({"method": "PUT", "path": f"/published/notebooks/{unique}damaged.ipynb",
+                "times": 0, "fault": {"type": "corrupt", "where": "request"}})  # fmt: skip
+    body = assert_error(publish(api, unique + "damaged.ipynb"), 502, "Corrupted")
+    assert "damaged on the way" in body["message"]
+    assert faults.rules()[0]["applied"] == 1
+    assert objects(moto_client, "published", f"notebooks/{unique}damaged.ipynb") == []
 
 
 def test_a_check_that_fails_during_the_upload_stores_nothing(
