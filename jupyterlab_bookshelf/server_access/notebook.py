@@ -191,6 +191,16 @@ def _outline(events: Any) -> Any:
     worksheet_key: str | None = None
     worksheet_ok = False
     for event, value in events:
+        if depth > 3 and builder is None:
+            # Below the levels the rules look at (most of a notebook's events: its cells'
+            # content), only the depth counts: one test for the common case, a scalar.
+            if event in _STARTS:
+                depth += 1
+                if depth > MAX_NOTEBOOK_DEPTH:
+                    raise _too_deep()
+            elif event in _ENDS:
+                depth -= 1
+            continue
         if event in _STARTS:
             depth += 1
             if depth > MAX_NOTEBOOK_DEPTH:

@@ -42,7 +42,7 @@ from ..validation import clone_link_query
 from .config import S3Settings
 from .notebook import READ_SIZE, check_notebook_stream
 from .s3 import s3_client, to_bookshelf_error
-from .transfers import BackgroundDigest, in_transfer_thread, start_check
+from .transfers import in_transfer_thread, start_check
 
 PROBE_KEY_STEM = ".bookshelf-conditional-write-check-"
 PROBE_BODY = b"Bookshelf checks whether this S3 service honours conditional writes.\n"
@@ -286,13 +286,11 @@ def conditions_ignored(needed: str, where: str) -> BookshelfError:
 
 @dataclass(frozen=True)
 class Digested:
-    """The notebook's length, its ``Content-MD5`` (S3 refuses a body damaged on the way), its
-    SHA-256 for the signature (so that the signer does not read the body again), and the
-    file's state when it was read."""
+    """The notebook's length, its ``Content-MD5`` (S3 refuses a body damaged on the way), and
+    the file's state when it was read."""
 
     size: int
     md5: str
-    sha256: str
     state: tuple[int, ...] | None
 
 
@@ -306,22 +304,26 @@ def file_state(file: BinaryIO) -> tuple[int, ...] | None:
     return (stat.st_ino, stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns)
 
 
+#: Bytes the MD5 reads and hashes at a time, into one buffer (the memory it takes).
+DIGEST_READ_SIZE = 8 * 1024 * 1024
+
+
 def digest_file(file: BinaryIO) -> Digested:
-    """One pass over the bytes for the two checksums, each in a thread of its own (hashing
-    releases the GIL); blocking (a transfer thread)."""
+    """One pass over the bytes for the MD5; blocking (a transfer thread). Read in large pieces
+    into one buffer and hashed in this thread (reading from the page cache is a small part of
+    hashing, so a thread of its own for the hash gains little): reading and hashing release
+    the GIL, and this thread takes it back only twice a piece, each time perhaps waiting
+    behind the notebook check that runs meanwhile and holds the GIL between its reads."""
     state = file_state(file)
-    md5, sha256 = BackgroundDigest("md5"), BackgroundDigest("sha256")
+    md5 = hashlib.md5(usedforsecurity=False)
+    buffer = bytearray(DIGEST_READ_SIZE)
     size = 0
-    try:
-        file.seek(0)
-        while chunk := file.read(READ_SIZE):
-            size += len(chunk)
-            md5.update(chunk)
-            sha256.update(chunk)
-        return Digested(size, base64.b64encode(md5.digest()).decode(), sha256.digest().hex(), state)
-    finally:
-        md5.close()
-        sha256.close()
+    file.seek(0)
+    with memoryview(buffer) as view:
+        while count := file.readinto(view):
+            size += count
+            md5.update(view[:count])
+    return Digested(size, base64.b64encode(md5.digest()).decode(), state)
 
 
 class _OwnPosition:
@@ -387,6 +389,18 @@ def start_notebook_check(file: BinaryIO) -> tuple[Future[None], _OwnPosition]:
     return start_check(check_notebook_stream, reader, "publish"), reader
 
 
+class _Refused(BaseException):
+    """The verdict's error on its way out of botocore, which is sending the body when the
+    verdict is given: botocore turns any ``Exception`` raised while sending into an
+    ``HTTPClientError`` that its retry mode retries (sending the whole body again, to the
+    same refusal); a ``BaseException`` passes through unwrapped and unretried, and urllib3
+    closes the connection, so S3 stores nothing. ``upload`` raises ``error`` again."""
+
+    def __init__(self, error: Exception) -> None:
+        super().__init__()
+        self.error = error
+
+
 class UnchangedBody:
     """The notebook's bytes for the upload, read from the file, which hold back their last
     ``HELD`` bytes until the notebook check has passed and it is sure the file was not
@@ -429,7 +443,10 @@ class UnchangedBody:
             if self._position < limit:
                 end = limit  # what may go before the verdict
             else:
-                self.verdict()  # waits for the check; raises its error
+                try:
+                    self.verdict()  # waits for the check; raises its error
+                except Exception as error:
+                    raise _Refused(error) from None
         chunk = self._file.read(end - self._position)
         self._position += len(chunk)
         return chunk
@@ -455,18 +472,6 @@ class UnchangedBody:
             ) from None
 
 
-#: The SHA-256 of the upload this thread is sending (set around ``put_object``).
-_payload = threading.local()
-
-
-def _sign_with_known_sha256(request: Any, **_: Any) -> None:
-    """botocore's signer reads the whole body to hash it (always over http://) unless the
-    request carries the hash: give it the one made beside the check."""
-    digest = getattr(_payload, "sha256", None)
-    if digest and request.method == "PUT":
-        request.headers["X-Amz-Content-SHA256"] = digest
-
-
 def upload(
     client: Any,
     settings: S3Settings,
@@ -490,10 +495,6 @@ def upload(
         honoured = answer["if_match"] if needed == "IfMatch" else answer["if_none_match"]
         if not honoured:
             raise conditions_ignored(needed, where)
-    if not getattr(client, "_bookshelf_signs_known_sha256", False):
-        client.meta.events.register("before-sign.s3.PutObject", _sign_with_known_sha256)
-        client._bookshelf_signs_known_sha256 = True
-    _payload.sha256 = digested.sha256
     try:
         put = client.put_object(
             Bucket=bucket,
@@ -503,6 +504,8 @@ def upload(
             ContentMD5=digested.md5,
             **condition,
         )
+    except _Refused as refused:
+        raise refused.error from None
     except ClientError as error:
         mapped = to_bookshelf_error(error, bucket, key, endpoint_url=settings.endpoint_url)
         changed = (mapped.code == "PreconditionFailed" and condition) or (
@@ -521,8 +524,6 @@ def upload(
                 "overwritten. Look at the newer version, then publish again.",
             ) from None
         raise mapped from None
-    finally:
-        _payload.sha256 = None
     # Stored means the whole body went, so the check passed; said again to be sure.
     data.verdict()
     result: dict[str, Any] = {"s3_path": where}
@@ -562,12 +563,15 @@ async def server_publish(
     check: Future[None] | None = None
     reader: _OwnPosition | None = None
     try:
-        client = await in_transfer_thread(s3_client, settings)
-        # The checksums are made while the destination is looked at; then the check runs while
-        # the upload goes, which holds back its end until the check has passed. The notebook is
-        # read three times from the file, never held whole in memory. The check starts after
-        # the checksums: it holds the GIL between its reads, so each read of another thread
-        # beside it waits for the GIL's switch interval.
+        # The check starts first and runs while the MD5 is made and the destination looked at,
+        # then on while the upload goes, which holds back its end until the check has passed
+        # (the check is the slower pass: ending it early leaves the upload's threads the GIL,
+        # which the check holds between its reads). The notebook is read three times from the
+        # file, never held whole in memory.
+        check, reader = start_notebook_check(file)
+        # The body is not signed (UNSIGNED-PAYLOAD; see s3_client): else botocore reads it
+        # whole to hash it before sending, waiting there for the check's verdict.
+        client = await in_transfer_thread(s3_client, settings, sign_payload=False)
         digested, head = await asyncio.gather(
             in_transfer_thread(digest_file, file),
             in_transfer_thread(_head_etag, client, bucket, key),
@@ -576,7 +580,6 @@ async def server_publish(
         for outcome in (digested, head):
             if isinstance(outcome, BaseException):
                 raise outcome
-        check, reader = start_notebook_check(file)
         body = UnchangedBody(file, digested, check, path)
         _running.setdefault(path, []).append(body)
         try:

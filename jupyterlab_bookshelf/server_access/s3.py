@@ -59,20 +59,39 @@ ERROR_NAMES = {
 #: Tries of one request (botocore's standard retry mode: throttling and 5xx are retried).
 MAX_ATTEMPTS = 3
 
-_clients: dict[tuple[str, str, bool], Any] = {}
+_clients: dict[tuple[str, str, bool, bool], Any] = {}
+#: The boto3 session of each combination, shared by its clients with and without a signed
+#: payload (a client of a session of its own loads the service model again: about 12 MB).
+_sessions: dict[tuple[str, str, bool], boto3.session.Session] = {}
 _clients_lock = threading.Lock()
 
 
-def s3_client(settings: S3Settings) -> Any:
+def s3_client(settings: S3Settings, *, sign_payload: bool = True) -> Any:
     """A boto3 client for the settings' endpoint, region and addressing style; one per
     combination (clients are thread-safe and keep their connection pool). Credentials come
-    from boto3's chain, looked up (and refreshed) by the client's session."""
-    cache_key = (settings.endpoint_url, settings.region, settings.force_path_style)
+    from boto3's chain, looked up (and refreshed) by the client's session.
+
+    ``sign_payload=False`` (the publish's uploads, which carry ``Content-MD5``): requests are
+    signed with ``X-Amz-Content-SHA256: UNSIGNED-PAYLOAD`` over http:// too, where botocore
+    otherwise reads the whole body once more to hash it before sending a byte. S3 accepts it
+    over http and https (so do moto and the signature-verifying s3rver of the tests); the
+    ``Content-MD5`` header, which is signed, still makes S3 refuse bytes other than those
+    hashed."""
+    combination = (settings.endpoint_url, settings.region, settings.force_path_style)
+    cache_key = (*combination, sign_payload)
     with _clients_lock:
         client = _clients.get(cache_key)
         if client is None:
+            session = _sessions.get(combination)
+            if session is None:
+                session = _sessions[combination] = boto3.session.Session()
+            s3_options: dict[str, Any] = {
+                "addressing_style": "path" if settings.force_path_style else "auto"
+            }
+            if not sign_payload:
+                s3_options["payload_signing_enabled"] = False
             config = Config(
-                s3={"addressing_style": "path" if settings.force_path_style else "auto"},
+                s3=s3_options,
                 retries={"max_attempts": MAX_ATTEMPTS, "mode": "standard"},
                 # The checksums newer botocore adds by default are refused by some
                 # S3-compatible servers; integrity is checked with MD5 (see clone, publish).
@@ -82,7 +101,7 @@ def s3_client(settings: S3Settings) -> Any:
                 connect_timeout=10,
                 read_timeout=60,
             )
-            client = boto3.session.Session().client(
+            client = session.client(
                 "s3",
                 endpoint_url=settings.endpoint_url or None,
                 region_name=settings.region,
@@ -97,6 +116,7 @@ def forget_clients() -> None:
     the credentials in the environment, or start another S3 server at an address)."""
     with _clients_lock:
         _clients.clear()
+        _sessions.clear()
     from .publish import _conditional_writes
 
     _conditional_writes.forget()

@@ -166,3 +166,31 @@ def api(jp_fetch, jp_asyncio_loop, write_settings):
 
 def reply(response):
     return json.loads(response.body)
+
+
+@pytest.fixture
+def publish_puts(monkeypatch):
+    """The headers of each PutObject the server's publish sends (its S3 clients are spied on:
+    the server runs in the test's process)."""
+    from jupyterlab_bookshelf.server_access import publish as publish_module
+
+    sent: list[dict[str, str]] = []
+    real_client = publish_module.s3_client
+
+    def record(request, **_):
+        sent.append(
+            {
+                name: value.decode() if isinstance(value, bytes) else str(value)
+                for name, value in request.headers.items()
+            }
+        )
+
+    def spied_client(settings, **kwargs):
+        client = real_client(settings, **kwargs)
+        client.meta.events.register(
+            "before-send.s3.PutObject", record, unique_id="bookshelf-test-publish-puts"
+        )
+        return client
+
+    monkeypatch.setattr(publish_module, "s3_client", spied_client)
+    return sent

@@ -41,6 +41,11 @@ CASES = [
     b'{"nbformat":4,"nbformat":3,"nbformat_minor":0,"metadata":{},"worksheets":[]}',
     b'{"nbformat":3,"nbformat_minor":0,"metadata":{},"worksheets":[{"cells":1,"cells":[]}]}',
     b'{"nbformat":3,"nbformat_minor":0,"metadata":{},"worksheets":[{"cells":[],"cells":2}]}',
+    # Below the levels the rules look at: kept values, cells' content, the depth limit.
+    nb(nbformat=[[[[[4, {"a": [None, True, 1.5]}]]]]]),
+    nb(cells=[{"outputs": [{"text": ["a", {"b": [1, None, True, 1.5, {}]}]}]}], x=[[[[1]]]]),
+    b'{"cells":' + b"[" * 199 + b"]" * 199 + b',"metadata":{},"nbformat":4,"nbformat_minor":5}',
+    b'{"cells":' + b"[" * 200 + b"]" * 200 + b',"metadata":{},"nbformat":4,"nbformat_minor":5}',
     *(
         v3(worksheets)
         for worksheets in (
@@ -48,6 +53,7 @@ CASES = [
             [{"cells": [], "x": [{"cells": 1}]}], [{"cells": 1, "other": []}],
             [{"cells": [{"cells": 1}]}], {}, "x",
             [{"cells": []}, {"cells": [[1]]}, {"a": {"cells": 1}}],
+            [{"cells": [[[[["x", {"cells": 1}]]]]]}, {"cells": [], "y": [[[[2]]]]}],
         )
     ),
 ]  # fmt: skip

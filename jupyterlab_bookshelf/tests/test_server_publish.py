@@ -13,16 +13,18 @@ from .s3_servers import (  # noqa: F401  (fixtures)
     admin_settings,
     api,
     aws_env,
+    fault_proxy,
     jp_server_config,
     lab_dirs,
     moto,
     moto_client,
+    publish_puts,
     reply,
     server_access,
     unique,
     write_settings,
 )
-from .test_server_clone import assert_error, notebook, notebook_bytes
+from .test_server_clone import assert_error, faults, notebook, notebook_bytes  # noqa: F401
 
 PUBLISH_PATHS = [("api", "bookshelf", "published"), ("api", "bookshelf", "publish")]
 
@@ -391,11 +393,12 @@ def slow_check(monkeypatch):
     from jupyterlab_bookshelf.errors import BookshelfError
     from jupyterlab_bookshelf.server_access import publish as publish_module
 
-    seen = {"read_before_verdict": 0, "fail": False}
+    seen = {"read_before_verdict": 0, "read_in_all": 0, "fail": False}
     real_read = publish_module.UnchangedBody.read
 
     def read(self, size=-1):
         chunk = real_read(self, size)
+        seen["read_in_all"] += len(chunk)
         if not self._check.done():
             seen["read_before_verdict"] = self.tell()
         return chunk
@@ -421,6 +424,34 @@ def test_the_upload_runs_during_the_check_and_completes_after_it(
     # Everything but the held-back end was sent while the check ran.
     assert slow_check["read_before_verdict"] == len(data) - 64 * 1024
     assert read(moto_client, f"notebooks/{unique}slow.ipynb") == data
+
+
+def test_the_body_is_read_once_and_its_payload_is_not_signed(
+    api, moto_client, unique, saved, slow_check, publish_puts
+):
+    # botocore's signer would read the whole body to hash it before sending a byte, waiting
+    # there for the check's verdict: the upload is signed with UNSIGNED-PAYLOAD, and its
+    # Content-MD5 (a signed header) guards the bytes.
+    data = saved(unique + "once.ipynb", big_notebook())
+    response = publish(api, unique + "once.ipynb")
+    assert response.code == 201, response.body
+    assert slow_check["read_in_all"] == len(data)
+    assert [put["X-Amz-Content-SHA256"] for put in publish_puts] == ["UNSIGNED-PAYLOAD"]
+    assert all("Content-MD5" in put for put in publish_puts)
+    assert read(moto_client, f"notebooks/{unique}once.ipynb") == data
+
+
+def test_bytes_damaged_on_the_way_are_refused_by_their_content_md5(
+    api, faults, moto_client, unique, saved
+):
+    # The payload is not signed (UNSIGNED-PAYLOAD): Content-MD5 is what makes S3 refuse it.
+    saved(unique + "damaged.ipynb", big_notebook())
+    faults.add({"method": "PUT", "path": f"/published/notebooks/{unique}damaged.ipynb",
+                "times": 0, "fault": {"type": "corrupt", "where": "request"}})  # fmt: skip
+    body = assert_error(publish(api, unique + "damaged.ipynb"), 502, "Corrupted")
+    assert "damaged on the way" in body["message"]
+    assert faults.rules()[0]["applied"] == 1
+    assert objects(moto_client, "published", f"notebooks/{unique}damaged.ipynb") == []
 
 
 def test_a_check_that_fails_during_the_upload_stores_nothing(
@@ -467,3 +498,20 @@ def test_under_a_hub_the_prefix_names_the_user_and_the_link_goes_through_the_hub
         "users%2Fana%2F"
     )
     assert read(moto_client, f"users/ana/{unique}hub.ipynb") == data
+
+
+def test_the_unsigned_payload_client_shares_the_session_of_the_signed_one(aws_env, moto):
+    from jupyterlab_bookshelf.server_access import s3 as s3_module
+    from jupyterlab_bookshelf.server_access.config import S3Settings
+
+    settings = S3Settings(
+        moto.endpoint_url, "us-east-1", True, "published", "notebooks/", "confirm", (), 100
+    )
+    signed = s3_module.s3_client(settings)
+    unsigned = s3_module.s3_client(settings, sign_payload=False)
+    assert signed is not unsigned
+    assert s3_module.s3_client(settings, sign_payload=False) is unsigned
+    assert unsigned.meta.config.s3["payload_signing_enabled"] is False
+    assert "payload_signing_enabled" not in signed.meta.config.s3
+    # One session: the service model is loaded once (about 12 MB), the credentials looked up once.
+    assert list(s3_module._sessions) == [(moto.endpoint_url, "us-east-1", True)]

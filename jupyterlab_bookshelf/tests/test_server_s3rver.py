@@ -13,6 +13,7 @@ from .s3_servers import (  # noqa: F401  (fixtures)
     jp_server_config,
     keys_in_environment,
     lab_dirs,
+    publish_puts,
     reply,
     server_access,
     unique,
@@ -111,7 +112,9 @@ def test_never_is_refused_where_conditions_are_ignored(
     assert keys(s3rver_client, "published", "s3rver/") == []
 
 
-def test_always_publishes_there(api, write_settings, s3rver_client, unique, jp_root_dir):
+def test_always_publishes_there(
+    api, write_settings, s3rver_client, unique, jp_root_dir, publish_puts
+):
     write_settings(overwritePolicy="always")
     data = notebook_bytes(text="always")
     (jp_root_dir / "p.ipynb").write_bytes(data)
@@ -124,3 +127,5 @@ def test_always_publishes_there(api, write_settings, s3rver_client, unique, jp_r
     assert reply(response)["s3_path"] == f"s3://published/s3rver/{unique}p.ipynb"
     got = s3rver_client.get_object(Bucket="published", Key=f"s3rver/{unique}p.ipynb")
     assert got["Body"].read() == data
+    # Signed (s3rver verifies the signature) with an unsigned payload, over http://.
+    assert [put["X-Amz-Content-SHA256"] for put in publish_puts] == ["UNSIGNED-PAYLOAD"] * 2
