@@ -474,7 +474,7 @@ def test_a_large_notebook_is_published_byte_for_byte(api, moto_client, unique, s
     assert read(moto_client, f"notebooks/{unique}large.ipynb") == data
 
 
-def test_a_notebook_broken_at_its_end_sends_nothing(api, moto_client, unique, saved):
+def test_a_notebook_broken_at_its_end_is_not_stored(api, moto_client, unique, saved):
     saved(unique + "cut.ipynb", big_notebook()[:-10])
     body = assert_error(publish(api, unique + "cut.ipynb"), 400, "NotANotebook")
     assert "it is not valid JSON (error at character" in body["message"]
