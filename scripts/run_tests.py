@@ -16,13 +16,14 @@ import io
 import json
 import os
 import shlex
-import signal
 import subprocess
 import sys
 import time
 import urllib.request
 import xml.etree.ElementTree as ET
 from pathlib import Path
+
+from processes import stop_process  # scripts/, beside this file
 
 REPO = Path(__file__).resolve().parent.parent
 RESULTS = REPO / ".test-results"
@@ -101,29 +102,10 @@ def start_ui_servers() -> tuple[subprocess.Popen, str] | None:
         return None
     command, url = json.loads(read.stdout)
     with open(RESULTS / "ui-servers.log", "wb") as log:
-        # A process group of its own, so that they stop as Playwright stops its webServer.
         process = subprocess.Popen(
-            shlex.split(command),
-            cwd=str(REPO / "ui-tests"),
-            stdout=log,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
+            shlex.split(command), cwd=str(REPO / "ui-tests"), stdout=log, stderr=subprocess.STDOUT
         )
     return process, url
-
-
-def stop_ui_servers(process: subprocess.Popen, timeout: float = 30) -> None:
-    """SIGTERM to the servers' process group (serve.py and the servers it started, which
-    then stop side by side; one after the other they can take longer than Playwright's 15 s),
-    SIGKILL to the group if serve.py has not ended within ``timeout``."""
-    if process.poll() is not None:
-        return
-    os.killpg(process.pid, signal.SIGTERM)
-    try:
-        process.wait(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        os.killpg(process.pid, signal.SIGKILL)
-        process.wait()
 
 
 def ready(process: subprocess.Popen, url: str, timeout: float = 120) -> bool:
@@ -146,7 +128,7 @@ def galata(servers: tuple[subprocess.Popen, str] | None = None) -> tuple[int, in
         env["BOOKSHELF_TEST_SERVERS"] = "started"
     elif servers is not None:
         # Not up: Playwright starts its own (its failure then says why); these go.
-        stop_ui_servers(servers[0])
+        stop_process(servers[0], timeout=15)
         print("The UI tests' servers did not start early; see .test-results/ui-servers.log")
     code = subprocess.call([JLPM, "playwright", "test"], cwd=str(REPO / "ui-tests"), env=env)
     if not report.exists():
@@ -219,7 +201,7 @@ def main() -> int:
             timed("galata", galata, servers)
     finally:
         if servers is not None:
-            stop_ui_servers(servers[0])
+            stop_process(servers[0], timeout=15)
 
     lines = []
     for name in order:
