@@ -4,9 +4,7 @@ Stages: lint (one check), jest, pytest, and the Galata UI tests. Every stage
 runs even when an earlier one fails; the last line is `N passed, N failed`
 and the exit code is non-zero when anything failed or a stage did not run.
 Lint runs beside pytest, whose tests wait on servers for much of their time;
-its output is printed when it ends. The UI tests' servers start beside them
-too (about 14 s of starting, which would otherwise come before the first UI
-test); Playwright uses them, and they are stopped by PID after the UI tests.
+its output is printed when it ends.
 """
 
 from __future__ import annotations
@@ -15,15 +13,11 @@ import concurrent.futures
 import io
 import json
 import os
-import shlex
 import subprocess
 import sys
 import time
-import urllib.request
 import xml.etree.ElementTree as ET
 from pathlib import Path
-
-from processes import stop_process  # scripts/, beside this file
 
 REPO = Path(__file__).resolve().parent.parent
 RESULTS = REPO / ".test-results"
@@ -89,47 +83,10 @@ def pytest() -> tuple[int, int]:
     return total - failed - skipped, failed
 
 
-def start_ui_servers() -> tuple[subprocess.Popen, str] | None:
-    """The UI tests' servers, as ``ui-tests/playwright.config.js`` names them (its
-    ``webServer``), started now; their output goes to ``.test-results/ui-servers.log``.
-    None when the command cannot be read (Playwright then starts them itself)."""
-    read = subprocess.run(
-        ["node", "-e", "const w = require('./playwright.config.js').webServer;"
-         "process.stdout.write(JSON.stringify([w.command, w.url]))"],
-        cwd=str(REPO / "ui-tests"), capture_output=True, text=True,
-    )  # fmt: skip
-    if read.returncode != 0:
-        return None
-    command, url = json.loads(read.stdout)
-    with open(RESULTS / "ui-servers.log", "wb") as log:
-        process = subprocess.Popen(
-            shlex.split(command), cwd=str(REPO / "ui-tests"), stdout=log, stderr=subprocess.STDOUT
-        )
-    return process, url
-
-
-def ready(process: subprocess.Popen, url: str, timeout: float = 120) -> bool:
-    """Wait until ``url`` answers (the servers are up), or the process ended, or ``timeout``."""
-    end = time.monotonic() + timeout
-    while time.monotonic() < end and process.poll() is None:
-        try:
-            with urllib.request.urlopen(url, timeout=5):
-                return True
-        except OSError:
-            time.sleep(0.25)
-    return False
-
-
-def galata(servers: tuple[subprocess.Popen, str] | None = None) -> tuple[int, int]:
+def galata() -> tuple[int, int]:
     report = RESULTS / "galata.json"
     report.unlink(missing_ok=True)
     env = dict(os.environ)
-    if servers is not None and ready(*servers):
-        env["BOOKSHELF_TEST_SERVERS"] = "started"
-    elif servers is not None:
-        # Not up: Playwright starts its own (its failure then says why); these go.
-        stop_process(servers[0], timeout=15)
-        print("The UI tests' servers did not start early; see .test-results/ui-servers.log")
     code = subprocess.call([JLPM, "playwright", "test"], cwd=str(REPO / "ui-tests"), env=env)
     if not report.exists():
         print("Playwright wrote no report", flush=True)
@@ -185,7 +142,6 @@ def main() -> int:
 
     if "jest" in only:
         timed("jest", jest)
-    servers = start_ui_servers() if "galata" in only else None
     # Lint beside pytest, in a second thread, its output printed when both end.
     lint_output = io.StringIO() if "pytest" in only else None
     with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
@@ -196,12 +152,8 @@ def main() -> int:
             linting.result()
     if lint_output is not None:
         print(lint_output.getvalue(), flush=True)
-    try:
-        if "galata" in only:
-            timed("galata", galata, servers)
-    finally:
-        if servers is not None:
-            stop_process(servers[0], timeout=15)
+    if "galata" in only:
+        timed("galata", galata)
 
     lines = []
     for name in order:

@@ -135,9 +135,7 @@ module.exports = {
     command: `python ../scripts/serve.py --mode test --s3-port ${s3Port} --lab-port ${labPort} --proxy-port ${proxyPort} --notebook-port ${notebookPort} --s3rver-port ${s3rverPort} --hub-port ${hubPort} --run-dir "${runDir}"`,
     url: `http://127.0.0.1:${labPort}/lab`,
     timeout: 120 * 1000,
-    // scripts/run_tests.py starts these servers beside pytest, ahead of the
-    // UI tests, and says so; otherwise Playwright starts them.
-    reuseExistingServer: process.env.BOOKSHELF_TEST_SERVERS === 'started',
+    reuseExistingServer: false,
     gracefulShutdown: { signal: 'SIGTERM', timeout: 15000 },
     stdout: 'pipe',
     stderr: 'pipe'
