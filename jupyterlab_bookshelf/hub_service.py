@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlparse
@@ -194,7 +195,13 @@ def main() -> None:
     url = urlparse(os.environ.get("JUPYTERHUB_SERVICE_URL", "http://127.0.0.1:10101"))
     app = make_app(policy, prefix)
     app.listen(url.port or 80, url.hostname or "127.0.0.1")
-    IOLoop.current().start()
+    loop = IOLoop.current()
+    # JupyterHub stops a service with SIGINT, then SIGTERM. A process started in the
+    # background of a shell inherits SIGINT ignored, and Python then leaves it ignored: the
+    # hub waited on this service for most of 30 s, and was killed before it stopped its proxy.
+    for number in (signal.SIGINT, signal.SIGTERM):
+        loop.asyncio_loop.add_signal_handler(number, loop.stop)
+    loop.start()
 
 
 if __name__ == "__main__":
