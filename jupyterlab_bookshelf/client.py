@@ -18,8 +18,10 @@ of the terminal a script runs in), else the one whose root folder holds the curr
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -139,7 +141,7 @@ def find_server(url: str | None = None, token: str | None = None) -> ServerInfo:
     return ServerInfo(
         _with_slash(server["url"]),
         token if token is not None else server.get("token", ""),
-        server.get("root_dir") or server.get("notebook_dir"),
+        _root_of(server),
     )
 
 
@@ -150,27 +152,25 @@ def _own_server(servers: list[dict[str, Any]]) -> dict[str, Any] | None:
     cannot tell which one a kernel belongs to."""
     by_pid = {server.get("pid"): server for server in servers if server.get("pid")}
     parent = os.environ.get("JPY_PARENT_PID", "")
-    if parent.isdigit() and int(parent) in by_pid:
-        return by_pid[int(parent)]
-    for pid in _ancestors():
-        if pid in by_pid:
-            return by_pid[pid]
-    return None
+    candidates = itertools.chain([int(parent)] if parent.isdigit() else [], _ancestors())
+    return next((by_pid[pid] for pid in candidates if pid in by_pid), None)
 
 
-def _ancestors(limit: int = 32) -> list[int]:
-    """This process's parent, its parent, and so on (Linux's /proc; only the parent
-    elsewhere). By hand: the standard library has only ``os.getppid``, and psutil is not a
-    dependency of the client."""
-    found = [os.getppid()]
-    while len(found) < limit and found[-1] > 1:
+def _ancestors(limit: int = 32) -> Iterator[int]:
+    """This process's parent, its parent, and so on, nearest first (Linux's /proc; only the
+    parent elsewhere). By hand: the standard library has only ``os.getppid``, and psutil is
+    not a dependency of the client."""
+    pid = os.getppid()
+    for _ in range(limit):
+        yield pid
+        if pid <= 1:
+            return
         try:
-            stat = Path(f"/proc/{found[-1]}/stat").read_text()
+            stat = Path(f"/proc/{pid}/stat").read_text()
         except OSError:
-            break
+            return
         # "pid (command) state ppid ...": the command may hold spaces and parentheses.
-        found.append(int(stat.rsplit(")", 1)[1].split()[1]))
-    return found
+        pid = int(stat.rsplit(")", 1)[1].split()[1])
 
 
 def _server_of_folder(servers: list[dict[str, Any]], folder: Path) -> dict[str, Any] | None:
@@ -178,12 +178,17 @@ def _server_of_folder(servers: list[dict[str, Any]], folder: Path) -> dict[str, 
     here = folder.resolve()
     best: tuple[int, dict[str, Any]] | None = None
     for server in servers:
-        root = Path(server.get("root_dir") or server.get("notebook_dir") or "/").resolve()
+        root = Path(_root_of(server) or "/").resolve()
         if here == root or root in here.parents:
             depth = len(root.parts)
             if best is None or depth > best[0]:
                 best = (depth, server)
     return best[1] if best else None
+
+
+def _root_of(server: dict[str, Any]) -> str | None:
+    """A runtime file's root folder (``notebook_dir`` in older servers' files)."""
+    return server.get("root_dir") or server.get("notebook_dir")
 
 
 def _env_token() -> str:
