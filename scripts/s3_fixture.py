@@ -30,8 +30,9 @@ private objects) and ``MotoCorsOnEveryResponse`` (a WSGI layer in the moto proce
 headers on HEAD, listings, deletes and error answers). Real S3 needs neither.
 
 Two moto 5.2.x gaps in writing objects are closed by ``MotoWritesLikeS3`` (another WSGI layer
-in the moto process): moto ignores ``Content-MD5`` (S3 refuses a body that does not match it
-with 400 ``BadDigest``, which is how a damaged upload is kept out), and moto checks
+in the moto process): moto ignores ``Content-MD5`` and the ``x-amz-checksum-*`` headers (S3
+refuses a body that does not match them with 400 ``BadDigest``, which is how a damaged upload
+is kept out), and moto checks
 ``If-Match``/``If-None-Match`` and then stores in separate steps of concurrent threads (S3
 applies a conditional write atomically). Real S3 needs neither.
 
@@ -68,6 +69,7 @@ from __future__ import annotations
 
 import argparse
 import atexit
+import hashlib
 import importlib.util
 import json
 import os
@@ -81,6 +83,8 @@ import threading
 import time
 import urllib.error
 import urllib.request
+import zlib
+from collections.abc import Callable
 from pathlib import Path
 from typing import IO, Any
 
@@ -311,6 +315,15 @@ class MotoCorsOnEveryResponse:
         return self.app(environ, start)
 
 
+#: The checksum headers S3 verifies on a PUT that moto 5.2.x stores unverified, by the name in
+#: ``x-amz-checksum-<name>``: the raw digest of the body.
+CHECKSUMS: dict[str, Callable[[bytes], bytes]] = {
+    "CRC32": lambda body: zlib.crc32(body).to_bytes(4, "big"),
+    "SHA1": lambda body: hashlib.sha1(body, usedforsecurity=False).digest(),
+    "SHA256": lambda body: hashlib.sha256(body).digest(),
+}
+
+
 class MotoWritesLikeS3:
     """WSGI layer, run inside the moto process: object writes checked and atomic, as on S3.
 
@@ -318,7 +331,12 @@ class MotoWritesLikeS3:
     S3 answers 400 ``InvalidDigest`` when the header is not a base64 MD5 and 400
     ``BadDigest`` when the body does not match it, and stores nothing. Clients send
     ``Content-MD5`` precisely so that a body damaged on the way is refused; without this
-    check, a test of a damaged upload would see moto store the damage.
+    check, a test of a damaged upload would see moto store the damage. The same for the
+    checksum headers S3 verifies (``x-amz-checksum-crc32``, ``-sha1``, ``-sha256``; moto's own
+    code says it does not): 400 ``BadDigest`` "The CRC32 you specified did not match the
+    calculated checksum." (CRC32C and CRC64NVME need libraries moto may lack: passed to moto
+    as they are.) Bodies in ``aws-chunked`` framing carry their checksum in a trailer, which
+    moto reads itself: passed as they are too.
 
     Gap 2 (moto 5.2.x, threaded server): a conditional PUT (``If-None-Match: *``,
     ``If-Match``) is checked and then stored in separate steps, so two racing writers can
@@ -346,7 +364,6 @@ class MotoWritesLikeS3:
 
     def __call__(self, environ: dict[str, Any], start_response: Any) -> Any:
         import base64
-        import hashlib
         import io
 
         method = environ.get("REQUEST_METHOD", "GET").upper()
@@ -374,6 +391,19 @@ class MotoWritesLikeS3:
                         start_response,
                         "BadDigest",
                         "The Content-MD5 you specified did not match what we received.",
+                    )
+            chunked = "aws-chunked" in environ.get("HTTP_CONTENT_ENCODING", "") or environ.get(
+                "HTTP_X_AMZ_CONTENT_SHA256", ""
+            ).startswith("STREAMING-")
+            for name, checksum in CHECKSUMS.items():
+                given = environ.get(f"HTTP_X_AMZ_CHECKSUM_{name}")
+                if given is None or chunked:
+                    continue
+                if base64.b64encode(checksum(body)).decode() != given:
+                    return self._error(
+                        start_response,
+                        "BadDigest",
+                        f"The {name} you specified did not match the calculated checksum.",
                     )
         with self._write_lock:
             # moto builds the whole answer in the call: the lock covers check and store.

@@ -6,7 +6,10 @@ overwrite decision from the shared rules (``publishing.py``: create only with
 ``If-None-Match: *`` when nothing is there; ``never`` refuses; ``always`` replaces;
 ``confirm`` replaces only when asked to, and only the version seen, with ``If-Match``); where a
 policy relies on a condition, whether the S3 service honours it is checked once per endpoint
-and bucket (``conditional.ts``), never assumed. Uploads carry ``Content-MD5``.
+and bucket (``conditional.ts``), never assumed. Uploads carry a checksum that S3 verifies, so
+that bytes damaged on the way are refused: ``x-amz-checksum-crc32`` where the service is found
+to verify it (a probe, as for conditions), else ``Content-MD5``, the older check that S3 and
+most compatible services make.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ import os
 import secrets
 import threading
 import time
+import zlib
 from collections.abc import Callable
 from concurrent.futures import Future
 from dataclasses import dataclass
@@ -46,6 +50,10 @@ from .transfers import in_transfer_thread, start_check
 
 PROBE_KEY_STEM = ".bookshelf-conditional-write-check-"
 PROBE_BODY = b"Bookshelf checks whether this S3 service honours conditional writes.\n"
+CHECKSUM_PROBE_KEY_STEM = ".bookshelf-checksum-check-"
+CHECKSUM_PROBE_BODY = b"Bookshelf checks whether this S3 service verifies CRC32 checksums.\n"
+#: The error codes of a service that verified a checksum and refused the body.
+REFUSED_DIGEST_CODES = ("BadDigest", "InvalidDigest", "XAmzContentChecksumMismatch")
 
 
 @dataclass
@@ -154,22 +162,23 @@ def not_publishable(path: str, reason: str) -> BookshelfError:
     )
 
 
-class ConditionalWrites:
-    """Whether the S3 service honours ``If-Match``/``If-None-Match`` on PutObject, per
-    endpoint and bucket, found out by a probe and kept for ``KEEP_SECONDS`` (a service may be
-    upgraded or replaced behind its address); a failed probe is not kept."""
+class ProbedAnswers:
+    """What a probe found out about the S3 service (whether it honours conditional writes,
+    whether it verifies checksums), per endpoint and bucket, kept for ``KEEP_SECONDS`` (a
+    service may be upgraded or replaced behind its address); a failed probe is not kept."""
 
     KEEP_SECONDS = 900.0
 
-    def __init__(self) -> None:
-        self._answers: dict[tuple[str, str], tuple[float, dict[str, bool]]] = {}
+    def __init__(self, probe: Callable[[Any, str, str], Any]) -> None:
+        self._probe = probe
+        self._answers: dict[tuple[str, str], tuple[float, Any]] = {}
         self._lock = threading.Lock()
 
-    def answer(self, client: Any, endpoint: str, bucket: str, prefix: str) -> dict[str, bool]:
+    def answer(self, client: Any, endpoint: str, bucket: str, prefix: str) -> Any:
         with self._lock:  # concurrent publishes share one probe
             kept = self._answers.get((endpoint, bucket))
             if kept is None or time.monotonic() - kept[0] > self.KEEP_SECONDS:
-                kept = (time.monotonic(), probe(client, bucket, prefix))
+                kept = (time.monotonic(), self._probe(client, bucket, prefix))
                 self._answers[(endpoint, bucket)] = kept
             return kept[1]
 
@@ -186,19 +195,17 @@ def _refused_condition(error: BaseException) -> bool:
     return code in ("PreconditionFailed", "NoSuchKey") or status in (404, 412)
 
 
+def _probe_put(client: Any, bucket: str, key: str, body: bytes, **extra: str) -> Any:
+    return client.put_object(Bucket=bucket, Key=key, Body=body, ContentType="text/plain", **extra)
+
+
 def probe(client: Any, bucket: str, prefix: str) -> dict[str, bool]:
     """``probeConditionalWrites``: a put with an ``If-Match`` nothing can meet, to a fresh
     key; a conforming service refuses it and nothing is written. Else the probe's object is
     tried with ``If-None-Match: *`` and deleted again, each version by its id."""
     key = f"{prefix}{PROBE_KEY_STEM}{secrets.token_hex(16)}"
     try:
-        first = client.put_object(
-            Bucket=bucket,
-            Key=key,
-            Body=PROBE_BODY,
-            ContentType="text/plain",
-            IfMatch=f'"{secrets.token_hex(16)}"',
-        )
+        first = _probe_put(client, bucket, key, PROBE_BODY, IfMatch=f'"{secrets.token_hex(16)}"')
     except ClientError as error:
         if _refused_condition(error):
             return {"if_match": True, "if_none_match": True}
@@ -206,26 +213,60 @@ def probe(client: Any, bucket: str, prefix: str) -> dict[str, bool]:
     written = [first.get("VersionId")]
     if_none_match = False
     try:
-        second = client.put_object(
-            Bucket=bucket, Key=key, Body=PROBE_BODY, ContentType="text/plain", IfNoneMatch="*"
-        )
+        second = _probe_put(client, bucket, key, PROBE_BODY, IfNoneMatch="*")
         written.append(second.get("VersionId"))
     except ClientError as error:
         if not _refused_condition(error):
             raise
         if_none_match = True
     finally:
-        ids = set(written) if all(written) else {None}
-        for version_id in ids:
-            try:
-                extra = {"VersionId": version_id} if version_id else {}
-                client.delete_object(Bucket=bucket, Key=key, **extra)
-            except ClientError:
-                pass  # the probe's leftover is named by its key stem
+        _delete_probe_object(client, bucket, key, written)
     return {"if_match": False, "if_none_match": if_none_match}
 
 
-_conditional_writes = ConditionalWrites()
+def _delete_probe_object(client: Any, bucket: str, key: str, version_ids: list[str | None]) -> None:
+    """Delete what a probe wrote, each version by its id (a versioned bucket keeps them)."""
+    ids = set(version_ids) if all(version_ids) else {None}
+    for version_id in ids:
+        try:
+            extra = {"VersionId": version_id} if version_id else {}
+            client.delete_object(Bucket=bucket, Key=key, **extra)
+        except ClientError:
+            pass  # the probe's leftover is named by its key stem
+
+
+def crc32_checksum(data: bytes, crc: int = 0) -> int:
+    return zlib.crc32(data, crc)
+
+
+def base64_crc32(crc: int) -> str:
+    """``x-amz-checksum-crc32``'s form: the CRC's four bytes, big-endian, in base64."""
+    return base64.b64encode(crc.to_bytes(4, "big")).decode()
+
+
+def probe_checksum_verification(client: Any, bucket: str, prefix: str) -> bool:
+    """Whether the service verifies ``x-amz-checksum-crc32`` on PutObject: a put with a CRC32
+    the body does not have, to a fresh key. S3 refuses it (400 ``BadDigest``) and writes
+    nothing; a service that stores it would store damaged bytes too (the object is deleted
+    again), and one that refuses the header itself cannot take it (400 or 501)."""
+    key = f"{prefix}{CHECKSUM_PROBE_KEY_STEM}{secrets.token_hex(16)}"
+    wrong = base64_crc32(crc32_checksum(CHECKSUM_PROBE_BODY) ^ 1)
+    try:
+        put = _probe_put(client, bucket, key, CHECKSUM_PROBE_BODY, ChecksumCRC32=wrong)
+    except ClientError as error:
+        code = error.response.get("Error", {}).get("Code")
+        status = error.response.get("ResponseMetadata", {}).get("HTTPStatusCode")
+        if code in REFUSED_DIGEST_CODES:
+            return True
+        if status in (400, 501):
+            return False
+        raise
+    _delete_probe_object(client, bucket, key, [put.get("VersionId")])
+    return False
+
+
+_conditional_writes = ProbedAnswers(probe)
+_verified_checksums = ProbedAnswers(probe_checksum_verification)
 
 
 def _head_etag(client: Any, bucket: str, key: str) -> tuple[bool, str | None]:
@@ -286,11 +327,12 @@ def conditions_ignored(needed: str, where: str) -> BookshelfError:
 
 @dataclass(frozen=True)
 class Digested:
-    """The notebook's length, its ``Content-MD5`` (S3 refuses a body damaged on the way), and
-    the file's state when it was read."""
+    """The notebook's length, its checksum as the put's parameter (``ChecksumCRC32`` or
+    ``ContentMD5``: S3 refuses a body damaged on the way), and the file's state when it was
+    read."""
 
     size: int
-    md5: str
+    checksum: dict[str, str]
     state: tuple[int, ...] | None
 
 
@@ -304,26 +346,35 @@ def file_state(file: BinaryIO) -> tuple[int, ...] | None:
     return (stat.st_ino, stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns)
 
 
-#: Bytes the MD5 reads and hashes at a time, into one buffer (the memory it takes).
+#: Bytes the checksum pass reads and hashes at a time, into one buffer (the memory it takes).
 DIGEST_READ_SIZE = 8 * 1024 * 1024
 
 
-def digest_file(file: BinaryIO) -> Digested:
-    """One pass over the bytes for the MD5; blocking (a transfer thread). Read in large pieces
-    into one buffer and hashed in this thread (reading from the page cache is a small part of
-    hashing, so a thread of its own for the hash gains little): reading and hashing release
-    the GIL, and this thread takes it back only twice a piece, each time perhaps waiting
-    behind the notebook check that runs meanwhile and holds the GIL between its reads."""
+def digest_file(file: BinaryIO, crc32: bool) -> Digested:
+    """One pass over the bytes for the CRC32 (``crc32``) or the MD5; blocking (a transfer
+    thread). The checksum must be in the put's headers, so this pass comes before the first
+    byte is sent: a CRC32 (zlib's, several GB/s) costs a few milliseconds where an MD5 (under
+    1 GB/s) costs a quarter of a second per 200 MB. Read in large pieces into one buffer and
+    hashed in this thread (reading from the page cache is a small part of hashing, so a
+    thread of its own for the hash gains little): reading and hashing release the GIL, and
+    this thread takes it back only twice a piece, each time perhaps waiting behind the
+    notebook check that runs meanwhile and holds the GIL between its reads."""
     state = file_state(file)
-    md5 = hashlib.md5(usedforsecurity=False)
+    md5 = None if crc32 else hashlib.md5(usedforsecurity=False)
+    crc = 0
     buffer = bytearray(DIGEST_READ_SIZE)
     size = 0
     file.seek(0)
     with memoryview(buffer) as view:
         while count := file.readinto(view):
             size += count
-            md5.update(view[:count])
-    return Digested(size, base64.b64encode(md5.digest()).decode(), state)
+            if md5 is None:
+                crc = crc32_checksum(view[:count], crc)
+            else:
+                md5.update(view[:count])
+    if md5 is None:
+        return Digested(size, {"ChecksumCRC32": base64_crc32(crc)}, state)
+    return Digested(size, {"ContentMD5": base64.b64encode(md5.digest()).decode()}, state)
 
 
 class _OwnPosition:
@@ -406,7 +457,7 @@ class UnchangedBody:
     ``HELD`` bytes until the notebook check has passed and it is sure the file was not
     written since it was hashed (a save meanwhile). S3 stores an object only once its whole
     body has arrived, so an upload whose check fails, or of a file that changed, is cut off
-    before its end and nothing is stored; with ``Content-MD5``, S3 itself refuses bytes other
+    before its end and nothing is stored; with the checksum, S3 itself refuses bytes other
     than those hashed. Meanwhile the check and the transfer run at the same time. Reads are
     large: each one waits for the GIL, which the check holds between its own reads."""
 
@@ -501,7 +552,7 @@ def upload(
             Key=key,
             Body=data,
             ContentType=NOTEBOOK_CONTENT_TYPE,
-            ContentMD5=digested.md5,
+            **digested.checksum,
             **condition,
         )
     except _Refused as refused:
@@ -563,7 +614,7 @@ async def server_publish(
     check: Future[None] | None = None
     reader: _OwnPosition | None = None
     try:
-        # The check starts first and runs while the MD5 is made and the destination looked at,
+        # The check starts first and runs while the checksum is made and the destination looked at,
         # then on while the upload goes, which holds back its end until the check has passed
         # (the check is the slower pass: ending it early leaves the upload's threads the GIL,
         # which the check holds between its reads). The notebook is read three times from the
@@ -572,8 +623,20 @@ async def server_publish(
         # The body is not signed (UNSIGNED-PAYLOAD; see s3_client): else botocore reads it
         # whole to hash it before sending, waiting there for the check's verdict.
         client = await in_transfer_thread(s3_client, settings, sign_payload=False)
+
+        async def digest() -> Digested:
+            # Which checksum the service verifies: probed once, then known.
+            crc32 = await in_transfer_thread(
+                _verified_checksums.answer,
+                client,
+                settings.endpoint_url,
+                bucket,
+                settings.publish_prefix,
+            )
+            return await in_transfer_thread(digest_file, file, crc32)
+
         digested, head = await asyncio.gather(
-            in_transfer_thread(digest_file, file),
+            digest(),
             in_transfer_thread(_head_etag, client, bucket, key),
             return_exceptions=True,
         )

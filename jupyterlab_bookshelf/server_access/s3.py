@@ -71,12 +71,12 @@ def s3_client(settings: S3Settings, *, sign_payload: bool = True) -> Any:
     combination (clients are thread-safe and keep their connection pool). Credentials come
     from boto3's chain, looked up (and refreshed) by the client's session.
 
-    ``sign_payload=False`` (the publish's uploads, which carry ``Content-MD5``): requests are
+    ``sign_payload=False`` (the publish's uploads, which carry a checksum): requests are
     signed with ``X-Amz-Content-SHA256: UNSIGNED-PAYLOAD`` over http:// too, where botocore
     otherwise reads the whole body once more to hash it before sending a byte. S3 accepts it
     over http and https (so do moto and the signature-verifying s3rver of the tests); the
-    ``Content-MD5`` header, which is signed, still makes S3 refuse bytes other than those
-    hashed."""
+    checksum header (``x-amz-checksum-crc32`` or ``Content-MD5``), which is signed, still
+    makes S3 refuse bytes other than those hashed."""
     combination = (settings.endpoint_url, settings.region, settings.force_path_style)
     cache_key = (*combination, sign_payload)
     with _clients_lock:
@@ -94,7 +94,8 @@ def s3_client(settings: S3Settings, *, sign_payload: bool = True) -> Any:
                 s3=s3_options,
                 retries={"max_attempts": MAX_ATTEMPTS, "mode": "standard"},
                 # The checksums newer botocore adds by default are refused by some
-                # S3-compatible servers; integrity is checked with MD5 (see clone, publish).
+                # S3-compatible servers: the clone checks MD5, and the publish sends the
+                # checksum the service is found to verify (publish.py).
                 request_checksum_calculation="when_required",
                 response_checksum_validation="when_required",
                 max_pool_connections=32,
@@ -117,9 +118,10 @@ def forget_clients() -> None:
     with _clients_lock:
         _clients.clear()
         _sessions.clear()
-    from .publish import _conditional_writes
+    from .publish import _conditional_writes, _verified_checksums
 
     _conditional_writes.forget()
+    _verified_checksums.forget()
 
 
 def where(bucket: str | None, key: str | None = None) -> str:

@@ -170,14 +170,17 @@ def reply(response):
 
 @pytest.fixture
 def publish_puts(monkeypatch):
-    """The headers of each PutObject the server's publish sends (its S3 clients are spied on:
-    the server runs in the test's process)."""
+    """The headers of each PutObject the server's publish sends, its probes aside (its S3
+    clients are spied on: the server runs in the test's process)."""
     from jupyterlab_bookshelf.server_access import publish as publish_module
 
     sent: list[dict[str, str]] = []
     real_client = publish_module.s3_client
+    probes = (publish_module.PROBE_KEY_STEM, publish_module.CHECKSUM_PROBE_KEY_STEM)
 
     def record(request, **_):
+        if any(stem in request.url for stem in probes):
+            return
         sent.append(
             {
                 name: value.decode() if isinstance(value, bytes) else str(value)

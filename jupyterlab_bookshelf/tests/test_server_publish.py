@@ -4,8 +4,10 @@ S3 back afterwards."""
 
 from __future__ import annotations
 
+import base64
 import json
 import threading
+import zlib
 
 import pytest
 
@@ -431,27 +433,100 @@ def test_the_body_is_read_once_and_its_payload_is_not_signed(
 ):
     # botocore's signer would read the whole body to hash it before sending a byte, waiting
     # there for the check's verdict: the upload is signed with UNSIGNED-PAYLOAD, and its
-    # Content-MD5 (a signed header) guards the bytes.
+    # CRC32 (a signed header, which this service verifies) guards the bytes.
     data = saved(unique + "once.ipynb", big_notebook())
     response = publish(api, unique + "once.ipynb")
     assert response.code == 201, response.body
     assert slow_check["read_in_all"] == len(data)
     assert [put["X-Amz-Content-SHA256"] for put in publish_puts] == ["UNSIGNED-PAYLOAD"]
-    assert all("Content-MD5" in put for put in publish_puts)
+    crc = base64.b64encode(zlib.crc32(data).to_bytes(4, "big")).decode()
+    assert [put.get("x-amz-checksum-crc32") for put in publish_puts] == [crc]
+    assert not any("Content-MD5" in put for put in publish_puts)
     assert read(moto_client, f"notebooks/{unique}once.ipynb") == data
 
 
-def test_bytes_damaged_on_the_way_are_refused_by_their_content_md5(
-    api, faults, moto_client, unique, saved
+@pytest.fixture(params=["CRC32", "Content-MD5"])
+def checksum(request, monkeypatch):
+    """The checksum the publish sends: CRC32 where the service is found to verify it (moto
+    here, like S3), Content-MD5 where it is not (the probe's answer said no)."""
+    from jupyterlab_bookshelf.server_access import publish as publish_module
+
+    if request.param == "Content-MD5":
+        monkeypatch.setattr(publish_module._verified_checksums, "answer", lambda *_: False)
+    return request.param
+
+
+def test_bytes_damaged_on_the_way_are_refused_by_their_checksum(
+    api, faults, moto_client, unique, saved, checksum, publish_puts
 ):
-    # The payload is not signed (UNSIGNED-PAYLOAD): Content-MD5 is what makes S3 refuse it.
+    # The payload is not signed (UNSIGNED-PAYLOAD): its checksum is what makes S3 refuse it.
     saved(unique + "damaged.ipynb", big_notebook())
     faults.add({"method": "PUT", "path": f"/published/notebooks/{unique}damaged.ipynb",
                 "times": 0, "fault": {"type": "corrupt", "where": "request"}})  # fmt: skip
     body = assert_error(publish(api, unique + "damaged.ipynb"), 502, "Corrupted")
     assert "damaged on the way" in body["message"]
     assert faults.rules()[0]["applied"] == 1
+    header = "x-amz-checksum-crc32" if checksum == "CRC32" else "Content-MD5"
+    assert publish_puts and all(header in put for put in publish_puts)
     assert objects(moto_client, "published", f"notebooks/{unique}damaged.ipynb") == []
+
+
+def test_the_checksum_probe_runs_once_and_leaves_nothing(
+    api, moto_client, unique, saved, monkeypatch
+):
+    from jupyterlab_bookshelf.server_access import publish as publish_module
+
+    probes = []
+    real_probe = publish_module.probe_checksum_verification
+
+    def counted(*args):
+        probes.append(args[1:])
+        return real_probe(*args)
+
+    monkeypatch.setattr(publish_module._verified_checksums, "_probe", counted)
+    publish_module._verified_checksums.forget()
+    for name in ("one.ipynb", "two.ipynb"):
+        saved(unique + name)
+        assert publish(api, unique + name).code == 201
+    assert probes == [("published", "notebooks/")]
+    assert objects(moto_client, "published", "notebooks/.bookshelf-checksum-check-") == []
+
+
+class _RefusingClient:
+    """A client whose PutObject answers as a service that refuses the probe does."""
+
+    def __init__(self, status, code):
+        self.response = {"Error": {"Code": code}, "ResponseMetadata": {"HTTPStatusCode": status}}
+
+    def put_object(self, **_):
+        from botocore.exceptions import ClientError
+
+        raise ClientError(self.response, "PutObject")
+
+
+@pytest.mark.parametrize(
+    ("status", "code", "verified"),
+    [
+        (400, "BadDigest", True),  # S3: "The CRC32 you specified did not match ..."
+        (400, "XAmzContentChecksumMismatch", True),
+        (400, "InvalidArgument", False),  # a service that does not take the header
+        (501, "NotImplemented", False),
+    ],
+)
+def test_the_checksum_probe_reads_the_refusal(status, code, verified):
+    from jupyterlab_bookshelf.server_access.publish import probe_checksum_verification
+
+    client = _RefusingClient(status, code)
+    assert probe_checksum_verification(client, "published", "notebooks/") is verified
+
+
+def test_a_checksum_probe_denied_access_is_an_error_not_an_answer():
+    from botocore.exceptions import ClientError
+
+    from jupyterlab_bookshelf.server_access.publish import probe_checksum_verification
+
+    with pytest.raises(ClientError):
+        probe_checksum_verification(_RefusingClient(403, "AccessDenied"), "published", "")
 
 
 def test_a_check_that_fails_during_the_upload_stores_nothing(
@@ -515,3 +590,19 @@ def test_the_unsigned_payload_client_shares_the_session_of_the_signed_one(aws_en
     assert "payload_signing_enabled" not in signed.meta.config.s3
     # One session: the service model is loaded once (about 12 MB), the credentials looked up once.
     assert list(s3_module._sessions) == [(moto.endpoint_url, "us-east-1", True)]
+
+
+def test_the_test_s3_server_verifies_a_crc32_as_s3_does(moto_client, unique):
+    # moto 5.2 stores a body whatever its x-amz-checksum-crc32 says; the fixture's layer
+    # refuses it as S3 does, which the damaged-upload tests above rely on.
+    from botocore.exceptions import ClientError
+
+    key = f"notebooks/{unique}crc.txt"
+    right = base64.b64encode(zlib.crc32(b"body").to_bytes(4, "big")).decode()
+    wrong = base64.b64encode(zlib.crc32(b"other").to_bytes(4, "big")).decode()
+    with pytest.raises(ClientError) as refused:
+        moto_client.put_object(Bucket="published", Key=key, Body=b"body", ChecksumCRC32=wrong)
+    assert refused.value.response["Error"]["Code"] == "BadDigest"
+    assert objects(moto_client, "published", key) == []
+    moto_client.put_object(Bucket="published", Key=key, Body=b"body", ChecksumCRC32=right)
+    assert read(moto_client, key) == b"body"

@@ -129,3 +129,8 @@ def test_always_publishes_there(
     assert got["Body"].read() == data
     # Signed (s3rver verifies the signature) with an unsigned payload, over http://.
     assert [put["X-Amz-Content-SHA256"] for put in publish_puts] == ["UNSIGNED-PAYLOAD"] * 2
+    # s3rver stores a body whatever its CRC32 says (the probe found out, and its object is
+    # gone): the publish sends Content-MD5, which S3-compatible services check.
+    assert all("Content-MD5" in put for put in publish_puts)
+    assert not any("x-amz-checksum-crc32" in put for put in publish_puts)
+    assert keys(s3rver_client, "published", "s3rver/") == [f"s3rver/{unique}p.ipynb"]
