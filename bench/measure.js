@@ -4,6 +4,7 @@
  * with Playwright. bench/run.py starts the servers and passes the
  * configuration as JSON in argv[2]; the results are printed as JSON.
  */
+const os = require('os');
 const path = require('path');
 const { execFileSync } = require('child_process');
 const { chromium } = require(
@@ -25,6 +26,47 @@ const config = JSON.parse(process.argv[2]);
 function curl(args) {
   const start = performance.now();
   execFileSync('curl', ['-sS', '-f', '-o', '/dev/null', ...args]);
+  return performance.now() - start;
+}
+
+/** Median and spread of the runs of one measure, with the runs. */
+function summary(values) {
+  return {
+    median: median(values),
+    min: Math.min(...values),
+    max: Math.max(...values),
+    runs: values
+  };
+}
+
+/**
+ * `curl` GET of the object from S3, then `curl` PUT of a contents model of
+ * its bytes (a JSON file built before timing) to `/api/contents`; the time
+ * of both.
+ */
+function curlGetThenPut(size, model, prefix) {
+  const headers = Object.entries(s3Headers()).flatMap(([k, v]) => [
+    '-H',
+    `${k}: ${v}`
+  ]);
+  const start = performance.now();
+  execFileSync('curl', [
+    '-sS',
+    '-f',
+    '-o',
+    config.files[size].download,
+    ...headers,
+    `${config.s3Url}/examples/${config.objects[size]}`
+  ]);
+  curl([
+    '-X',
+    'PUT',
+    '-H',
+    'Content-Type: application/json',
+    '--data-binary',
+    `@${model}`,
+    `${config.labUrl}/api/contents/bench-baseline/${prefix}-${size}.ipynb`
+  ]);
   return performance.now() - start;
 }
 
@@ -60,8 +102,8 @@ async function measureStartup(browser) {
   return {
     startupBytes: bytes,
     startupFiles: files,
-    readyWith: median(withExtension),
-    readyWithout: median(withoutExtension)
+    readyWith: summary(withExtension),
+    readyWithout: summary(withoutExtension)
   };
 }
 
@@ -119,6 +161,8 @@ async function measureFirstUse(browser) {
     firstUseS3Bytes: scripts
       .filter(item => item.s3)
       .reduce((sum, item) => sum + item.size, 0),
+    firstUseMs: first,
+    firstUseAgain: summary(again),
     firstUseExtraMs: first - median(again)
   };
 }
@@ -170,8 +214,26 @@ async function measureManyClones(browser) {
     atOnce.push(await run(20, true));
   }
   await context.close();
-  return { many: { inRow: median(inRow), atOnce: median(atOnce) } };
+  return { many: { inRow: summary(inRow), atOnce: summary(atOnce) } };
 }
+
+/**
+ * The variants timed for each size, in the order of the first round; each
+ * round starts one further along, so that no variant always comes first
+ * (after the page sat idle) or right after the same one.
+ */
+const TRANSFER_VARIANTS = [
+  'clone',
+  'floor',
+  'openUrl',
+  'a',
+  'b',
+  'publish',
+  'c'
+];
+
+/** Lab asks before it uploads a file above this size (its file browser). */
+const LAB_LARGE_FILE_SIZE = 15 * 1024 * 1024;
 
 async function measureTransfers(browser) {
   const context = await browser.newContext();
@@ -182,125 +244,202 @@ async function measureTransfers(browser) {
   const browserSession = await browser.newBrowserCDPSession();
   const times = {};
   for (const size of Object.keys(config.objects)) {
-    times[size] = { clone: [], a: [], b: [], publish: [], c: [] };
+    times[size] = Object.fromEntries(TRANSFER_VARIANTS.map(name => [name, []]));
+  }
+  const load = [];
+  const timers = {
+    // The extension's clone, from call to the file saved.
+    clone: (size, key) => timeClone(page, key, 'bench-clones/'),
+    // The floor: what the page pays for these bytes without the extension:
+    // a plain fetch of a presigned URL (bypassing the HTTP cache, as the
+    // extension's reads do) and the contents manager's save of the text.
+    floor: (size, key) =>
+      page.evaluate(
+        async ({ url, path }) => {
+          const contents = window.jupyterapp.serviceManager.contents;
+          const start = performance.now();
+          const response = await fetch(url, { cache: 'no-store' });
+          if (!response.ok) {
+            throw new Error(`GET ${response.status}`);
+          }
+          const content = await response.text();
+          await contents.save(path, { type: 'file', format: 'text', content });
+          const time = performance.now() - start;
+          await contents.delete(path);
+          return time;
+        },
+        {
+          url: config.presignedUrls[size],
+          path: `bench-floor/floor-${size}.ipynb`
+        }
+      ),
+    // JupyterLab's "Open from URL" (filebrowser:open-url) on a presigned
+    // URL of the object, up to the uploaded file (not its opening, as the
+    // clone is timed without opening it): see openUrl in large.js.
+    openUrl: async (size, key) => {
+      // Lab asks before it uploads a large file; a person clicks Upload
+      // (in the timing, as for them).
+      const accept =
+        config.sizes[size] > LAB_LARGE_FILE_SIZE
+          ? page
+              .locator('.jp-Dialog .jp-mod-accept')
+              .click({ timeout: 600000 })
+              .catch(() => undefined)
+          : null;
+      const time = await page.evaluate(openFromUrl, {
+        url: config.presignedUrls[size],
+        name: `url-${size}.ipynb`
+      });
+      await accept;
+      return time;
+    },
+    // (a) curl GET from S3, then curl PUT of the same bytes as a file.
+    a: size => curlGetThenPut(size, config.files[size].fileModel, 'a'),
+    // (b) the same as a notebook model: the bookstore-style server path
+    // (the server reads the object from S3 and saves it as a notebook).
+    b: size => curlGetThenPut(size, config.files[size].notebookModel, 'b'),
+    // The extension's publish, from call to the object stored.
+    publish: size =>
+      page.evaluate(async source => {
+        const start = performance.now();
+        // A new object each time, as a first publish (a replace on moto,
+        // which ignores If-Match on completing an upload in parts, is put
+        // whole).
+        await window.bookshelf.publish(source, {
+          destination: `bench-published/${performance.now()}.ipynb`
+        });
+        return performance.now() - start;
+      }, config.sources[size]),
+    // (c) a plain fetch PUT of the same bytes to the same S3 server.
+    c: size =>
+      page.evaluate(
+        async ({ source, url, headers }) => {
+          const response = await fetch(`/files/${source}`);
+          const bytes = new Uint8Array(await response.arrayBuffer());
+          const start = performance.now();
+          const put = await fetch(url, {
+            method: 'PUT',
+            body: bytes,
+            headers: {
+              ...headers,
+              'Content-Type': 'application/x-ipynb+json'
+            }
+          });
+          if (!put.ok) {
+            throw new Error(`PUT ${put.status}`);
+          }
+          return performance.now() - start;
+        },
+        {
+          source: config.sources[size],
+          url: `${config.s3Url}/published/bench-baseline/${size}.ipynb`,
+          headers: s3Headers()
+        }
+      )
+  };
+  // Warm up, untimed: the first clone and publish of a page load their
+  // code (measured by measureFirstUse), the first fetch its connections.
+  const smallest = Object.keys(config.objects)[0];
+  for (const name of TRANSFER_VARIANTS) {
+    await timers[name](smallest, config.objects[smallest]);
   }
   for (let round = 0; round < config.rounds; round++) {
+    load.push(os.loadavg()[0]);
+    const order = TRANSFER_VARIANTS.map(
+      (_, i) => TRANSFER_VARIANTS[(i + round) % TRANSFER_VARIANTS.length]
+    );
     for (const [size, key] of Object.entries(config.objects)) {
-      const entry = times[size];
-      // (a) curl GET from S3, then curl PUT of the same bytes as a file.
-      const headers = Object.entries(s3Headers()).flatMap(([k, v]) => [
-        '-H',
-        `${k}: ${v}`
-      ]);
-      const start = performance.now();
-      execFileSync('curl', [
-        '-sS',
-        '-f',
-        '-o',
-        config.files[size].download,
-        ...headers,
-        `${config.s3Url}/examples/${key}`
-      ]);
-      curl([
-        '-X',
-        'PUT',
-        '-H',
-        'Content-Type: application/json',
-        '--data-binary',
-        `@${config.files[size].fileModel}`,
-        `${config.labUrl}/api/contents/bench-baseline/a-${size}.ipynb`
-      ]);
-      entry.a.push(performance.now() - start);
-      // (b) the same bytes PUT as a notebook model.
-      entry.b.push(
-        curl([
-          '-X',
-          'PUT',
-          '-H',
-          'Content-Type: application/json',
-          '--data-binary',
-          `@${config.files[size].notebookModel}`,
-          `${config.labUrl}/api/contents/bench-baseline/b-${size}.ipynb`
-        ])
-      );
-      // The extension's clone, from call to the file saved.
-      entry.clone.push(await timeClone(page, key, 'bench-clones/'));
-      // The extension's publish, from call to the object stored.
-      entry.publish.push(
-        await page.evaluate(async source => {
-          const start = performance.now();
-          // A new object each time, as a first publish (a replace on moto,
-          // which ignores If-Match on completing an upload in parts, is put
-          // whole).
-          await window.bookshelf.publish(source, {
-            destination: `bench-published/${performance.now()}.ipynb`
-          });
-          return performance.now() - start;
-        }, config.sources[size])
-      );
-      // (c) a plain fetch PUT of the same bytes to the same S3 server.
-      entry.c.push(
-        await page.evaluate(
-          async ({ source, url, headers }) => {
-            const response = await fetch(`/files/${source}`);
-            const bytes = new Uint8Array(await response.arrayBuffer());
-            const start = performance.now();
-            const put = await fetch(url, {
-              method: 'PUT',
-              body: bytes,
-              headers: {
-                ...headers,
-                'Content-Type': 'application/x-ipynb+json'
-              }
-            });
-            if (!put.ok) {
-              throw new Error(`PUT ${put.status}`);
-            }
-            return performance.now() - start;
-          },
-          {
-            source: config.sources[size],
-            url: `${config.s3Url}/published/bench-baseline/${size}.ipynb`,
-            headers: s3Headers()
-          }
-        )
-      );
+      for (const name of order) {
+        times[size][name].push(await timers[name](size, key));
+      }
     }
   }
   const largest = Object.keys(config.objects).pop();
-  const cloneMemory = await peakMemory(
-    page,
-    session,
-    browserSession,
-    async key => {
-      const model = await window.bookshelf.clone({
-        s3_bucket: 'examples',
-        s3_key: key,
-        target_path: 'bench-clones/'
-      });
-      await window.jupyterapp.serviceManager.contents.delete(model.path);
-    },
-    config.objects[largest]
-  );
-  const publishMemory = await peakMemory(
-    page,
-    session,
-    browserSession,
-    async source => {
-      await window.bookshelf.publish(source, {
-        destination: `bench-published/${performance.now()}.ipynb`
-      });
-    },
-    config.sources[largest]
-  );
-  await context.close();
-  const medians = {};
-  for (const [size, entry] of Object.entries(times)) {
-    medians[size] = Object.fromEntries(
-      Object.entries(entry).map(([name, values]) => [name, median(values)])
+  const cloneMemory = [];
+  const publishMemory = [];
+  for (let round = 0; round < config.rounds; round++) {
+    cloneMemory.push(
+      await peakMemory(
+        page,
+        session,
+        browserSession,
+        async key => {
+          const model = await window.bookshelf.clone({
+            s3_bucket: 'examples',
+            s3_key: key,
+            target_path: 'bench-clones/'
+          });
+          await window.jupyterapp.serviceManager.contents.delete(model.path);
+        },
+        config.objects[largest]
+      )
+    );
+    publishMemory.push(
+      await peakMemory(
+        page,
+        session,
+        browserSession,
+        async source => {
+          await window.bookshelf.publish(source, {
+            destination: `bench-published/${performance.now()}.ipynb`
+          });
+        },
+        config.sources[largest]
+      )
     );
   }
-  return { medians, largest, cloneMemory, publishMemory };
+  await context.close();
+  const memory = runs =>
+    Object.fromEntries(
+      Object.keys(runs[0]).map(name => [
+        name,
+        summary(runs.map(run => run[name]))
+      ])
+    );
+  const transfers = {};
+  for (const [size, entry] of Object.entries(times)) {
+    transfers[size] = Object.fromEntries(
+      Object.entries(entry).map(([name, values]) => [name, summary(values)])
+    );
+  }
+  return {
+    transfers,
+    transferLoad: load,
+    largest,
+    cloneMemory: memory(cloneMemory),
+    publishMemory: memory(publishMemory)
+  };
+}
+
+/**
+ * JupyterLab's "Open from URL" (`filebrowser:open-url`) in its two steps,
+ * in the page: the URL fetched into a Blob, then uploaded as a file by the
+ * default file browser's model into its folder (base64; in 1 MiB chunks
+ * above 1 MiB), then the file deleted. Resolves to the time of the two
+ * steps. The command's fetch uses the HTTP cache; `reload` makes each
+ * round a first visit of the URL (to the network, the answer stored).
+ */
+async function openFromUrl({ url, name }) {
+  const app = window.jupyterapp;
+  const services = app.pluginRegistry._services;
+  const token = [...services.keys()].find(
+    key => key.name === '@jupyterlab/filebrowser:IDefaultFileBrowser'
+  );
+  const browser = await app.resolveRequiredService(token);
+  if (browser.model.path !== 'bench-url') {
+    await browser.model.cd('/bench-url');
+  }
+  const start = performance.now();
+  const response = await fetch(url, { cache: 'reload' });
+  if (!response.ok) {
+    throw new Error(`GET ${response.status}`);
+  }
+  const blob = await response.blob();
+  const type = response.headers.get('Content-Type') ?? '';
+  const model = await browser.model.upload(new File([blob], name, { type }));
+  const time = performance.now() - start;
+  await app.serviceManager.contents.delete(model.path);
+  return time;
 }
 
 (async () => {

@@ -83,7 +83,9 @@ def prepare(root: Path, endpoint: str) -> dict:
     (root / "bench-baseline").mkdir(exist_ok=True)
     (root / "bench-clones").mkdir(exist_ok=True)
     (root / "bench-first-use").mkdir(exist_ok=True)
-    objects, sources, files, sizes = {}, {}, {}, {}
+    (root / "bench-floor").mkdir(exist_ok=True)
+    (root / "bench-url").mkdir(exist_ok=True)
+    objects, sources, files, sizes, presigned = {}, {}, {}, {}, {}
     for label, size in SIZES.items():
         data = make_notebook(size)
         sizes[label] = len(data)
@@ -92,6 +94,10 @@ def prepare(root: Path, endpoint: str) -> dict:
             Bucket="examples", Key=key, Body=data, ContentType="application/x-ipynb+json"
         )
         objects[label] = key
+        # For the floor and "Open from URL": a plain GET, no preflight.
+        presigned[label] = client.generate_presigned_url(
+            "get_object", Params={"Bucket": "examples", "Key": key}, ExpiresIn=6 * 3600
+        )
         (root / "bench" / f"nb-{label}.ipynb").write_bytes(data)
         sources[label] = f"bench/nb-{label}.ipynb"
         text = data.decode()
@@ -118,6 +124,7 @@ def prepare(root: Path, endpoint: str) -> dict:
         "sources": sources,
         "files": files,
         "sizes": sizes,
+        "presignedUrls": presigned,
         "smallKey": "bench/nb-20KB.ipynb",
     }
 
@@ -212,56 +219,116 @@ def large_table(results: dict) -> str:
 
 
 def table(results: dict, sizes: dict) -> str:
+    """The markdown of ``make bench``: every time a median with its spread (fastest–slowest)."""
+
     def ms(value: float) -> str:
-        return f"{value:,.0f} ms" if value >= 10 else f"{value:.1f} ms"
+        return f"{value:,.0f}" if abs(value) >= 10 else f"{value:.1f}"
+
+    def timing(entry: dict, per: int = 1) -> str:
+        return f"{ms(entry['median'] / per)} ms ({ms(entry['min'] / per)}–{ms(entry['max'] / per)})"
 
     def kb(value: float) -> str:
         return f"{value / 1024:,.1f} KB"
 
+    def per_round(top: dict, bottom: dict, op) -> list[float]:
+        """The measure's value in each round, from the two variants timed in it."""
+        return [op(x, y) for x, y in zip(top["runs"], bottom["runs"], strict=True)]
+
+    def ratio(top: dict, bottom: dict) -> str:
+        rounds = per_round(top, bottom, lambda x, y: x / y)
+        return f"{top['median'] / bottom['median']:.2f}× ({min(rounds):.2f}–{max(rounds):.2f})"
+
+    def difference(top: dict, bottom: dict) -> str:
+        rounds = per_round(top, bottom, lambda x, y: x - y)
+        return (
+            f"{top['median'] - bottom['median']:+,.0f} ms"
+            f" ({min(rounds):+,.0f} to {max(rounds):+,.0f})"
+        )
+
+    def loads(values) -> str:
+        return " / ".join(f"{value:.2f}" for value in values)
+
+    transfers = results["transfers"]
+    load = results["load"]
     lines = [
         "# Benchmarks",
         "",
         f"Run {datetime.now(timezone.utc):%Y-%m-%d %H:%M} UTC on {platform.machine()},"
         f" {os.cpu_count()} cores, {platform.system()} {platform.release()},"
         f" Python {platform.python_version()}, Chromium {results['browser']};"
-        f" median of {ROUNDS} runs, variants interleaved.",
+        f" {ROUNDS} runs, variants interleaved within each run (each run starts one variant"
+        " further along). Every time is the median (fastest–slowest); a ratio or difference is"
+        " that of the medians (in brackets: its lowest and highest in a single run, where"
+        " both variants ran side by side).",
         "",
-        "## Clone (`IBookshelf.clone`, call to file saved)",
+        f"Machine load average (1 / 5 / 15 min): {loads(load['start'])} at the start,"
+        f" {loads(load['end'])} at the end; 1 min at the start of each run of the transfers:"
+        f" {', '.join(f'{value:.2f}' for value in results['transferLoad'])}.",
         "",
-        "| size | clone | (a) curl GET + PUT as file | (b) PUT as notebook model"
-        " | clone / (a) | (b) / clone |",
+        "## Clone (call to file saved)",
+        "",
+        "All from the same S3 server, the same objects, in the same runs:",
+        "",
+        "- clone: `IBookshelf.clone` from call to the file saved;",
+        "- floor: what the page pays for these bytes without Bookshelf: a `fetch` of a presigned"
+        " URL of the object (`cache: 'no-store'`, as the extension's reads), then the contents"
+        " manager's save of its text (`contents.save(path, {type: 'file', format: 'text'})`),"
+        " to the saved answer;",
+        "- Open from URL: JupyterLab's `filebrowser:open-url` on a presigned URL, its two steps"
+        " (fetch into a Blob, the file browser's upload: base64, 1 MiB chunks above 1 MiB,"
+        " Lab's large-file question answered), to the uploaded file, not opened;",
+        "- (b): `curl` GET from S3 plus `curl` PUT of the same bytes to `/api/contents` as a"
+        " notebook model: the bookstore-style server path (JSON body built before timing);",
+        "- (a): the same with the bytes PUT as a file (text).",
+        "",
+        "| size | clone | floor | Open from URL | (b) GET + PUT as notebook"
+        " | (a) GET + PUT as file |",
         "|---|---|---|---|---|---|",
     ]
-    medians = results["medians"]
-    for label, entry in medians.items():
+    for label, entry in transfers.items():
         lines.append(
-            f"| {label} ({sizes[label] / 1024**2:.2f} MiB) | {ms(entry['clone'])}"
-            f" | {ms(entry['a'])} | {ms(entry['b'])} | {entry['clone'] / entry['a']:.2f}×"
-            f" | {entry['b'] / entry['clone']:.1f}× |"
+            f"| {label} ({sizes[label] / 1024**2:.2f} MiB) | {timing(entry['clone'])}"
+            f" | {timing(entry['floor'])} | {timing(entry['openUrl'])}"
+            f" | {timing(entry['b'])} | {timing(entry['a'])} |"
         )
     lines += [
         "",
-        "Targets: clone faster than (b), the cost of saving the object as a notebook model"
-        " (the path nteract/bookstore takes), at every size; within 1.2× of (a) (the"
-        " floor: the S3 GET and the contents manager's save of the same bytes); at 100 KB at"
-        " most 30 ms more than (a)"
-        f" (here: {medians['100KB']['clone'] - medians['100KB']['a']:+.0f} ms).",
+        "Targets: clone within 1.2× of the floor, and at 100 KB at most 30 ms over it; faster"
+        " than Open from URL and than (b) at every size (their time / clone's above 1×).",
+        "",
+        "| size | clone / floor | clone − floor | Open from URL / clone | (b) / clone"
+        " | clone / (a) |",
+        "|---|---|---|---|---|---|",
+    ]
+    for label, entry in transfers.items():
+        clone = entry["clone"]
+        lines.append(
+            f"| {label} | {ratio(clone, entry['floor'])} | {difference(clone, entry['floor'])}"
+            f" | {ratio(entry['openUrl'], clone)} | {ratio(entry['b'], clone)}"
+            f" | {ratio(clone, entry['a'])} |"
+        )
+    lines += [
         "",
         "## Publish (`IBookshelf.publish`, call to object stored)",
         "",
         "| size | publish | (c) fetch PUT from the page | publish / (c) |",
         "|---|---|---|---|",
     ]
-    for label, entry in medians.items():
+    for label, entry in transfers.items():
         lines.append(
-            f"| {label} | {ms(entry['publish'])} | {ms(entry['c'])}"
-            f" | {entry['publish'] / entry['c']:.2f}× |"
+            f"| {label} | {timing(entry['publish'])} | {timing(entry['c'])}"
+            f" | {ratio(entry['publish'], entry['c'])} |"
         )
     largest = results["largest"]
 
-    def multiple(value: float) -> str:
-        return f"{value / 1024**2:,.1f} MiB ({value / sizes[largest]:.2f}×)"
+    def multiple(entry: dict) -> str:
+        size = sizes[largest]
+        return (
+            f"{entry['median'] / 1024**2:,.1f} MiB ({entry['median'] / size:.2f}×;"
+            f" {entry['min'] / size:.2f}–{entry['max'] / size:.2f}×)"
+        )
 
+    many = results["many"]
     lines += [
         "",
         "Target: at most 1.2× (c) at 10 MB and above.",
@@ -270,8 +337,8 @@ def table(results: dict, sizes: dict) -> str:
         "",
         "| measure | per clone | in all |",
         "|---|---|---|",
-        f"| 50 in a row | {ms(results['many']['inRow'] / 50)} | {ms(results['many']['inRow'])} |",
-        f"| 20 at once | {ms(results['many']['atOnce'] / 20)} | {ms(results['many']['atOnce'])} |",
+        f"| 50 in a row | {timing(many['inRow'], 50)} | {timing(many['inRow'])} |",
+        f"| 20 at once | {timing(many['atOnce'], 20)} | {timing(many['atOnce'])} |",
         "",
         "## Start-up and first use",
         "",
@@ -279,20 +346,23 @@ def table(results: dict, sizes: dict) -> str:
         "|---|---|---|",
         f"| JS the extension adds to Lab's start-up | {kb(results['startupBytes'])}"
         f" ({', '.join(results['startupFiles'])}) | at most 15 KB |",
-        f"| Lab ready with the extension | {ms(results['readyWith'])} | within noise of without |",
-        f"| Lab ready without the extension | {ms(results['readyWithout'])} | |",
+        f"| Lab ready with the extension | {timing(results['readyWith'])}"
+        " | within noise of without |",
+        f"| Lab ready without the extension | {timing(results['readyWithout'])} | |",
         f"| S3 code loaded on the first clone (the SDK's chunk and the client module)"
         f" | {kb(results['firstUseS3Bytes'])} | at most 220 KB |",
         f"| all JS loaded on the first clone | {kb(results['firstUseBytes'])}"
         f" ({', '.join(results['firstUseFiles'])}) | |",
-        f"| extra time of the first clone (100 KB) | {ms(results['firstUseExtraMs'])}"
-        " | at most 200 ms |",
+        f"| extra time of the first clone (100 KB): the first, {ms(results['firstUseMs'])} ms,"
+        f" less the median of the next ones, {timing(results['firstUseAgain'])}"
+        f" | {ms(results['firstUseExtraMs'])} ms | at most 200 ms |",
         "",
         "## Memory",
         "",
-        "Peak above the level before the transfer, as multiples of the object: the V8 heap alone,",
-        "the V8 heap plus ArrayBuffers (where the bytes of a transfer live), and the renderer",
-        "processes' resident memory (the tab as the system sees it).",
+        "Peak above the level before the transfer, as multiples of the object (median;"
+        " lowest–highest): the V8 heap alone, the V8 heap plus ArrayBuffers (where the bytes of"
+        " a transfer live), and the renderer processes' resident memory (the tab as the system"
+        " sees it).",
         "",
         "| measure | V8 heap | V8 heap + ArrayBuffers | renderer resident | target |",
         "|---|---|---|---|---|",
@@ -377,12 +447,17 @@ def main() -> int:
             "plainLabUrl": f"http://127.0.0.1:{PLAIN_LAB_PORT}",
             "s3Url": info["endpoint_url"],
             "rounds": ROUNDS,
-            **{k: prepared[k] for k in ("objects", "sources", "files", "smallKey")},
+            **{
+                k: prepared[k]
+                for k in ("objects", "sources", "files", "sizes", "presignedUrls", "smallKey")
+            },
         }
         if profile:
             subprocess.run(["node", str(BENCH / "profile.js"), json.dumps(config)], check=True)
             return 0
+        load_start = os.getloadavg()
         results = run_node("measure.js", config)
+        results["load"] = {"start": load_start, "end": os.getloadavg()}
         markdown = table(results, prepared["sizes"])
         (BENCH / "results").mkdir(exist_ok=True)
         (BENCH / "results" / "latest.md").write_text(markdown)

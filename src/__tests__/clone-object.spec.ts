@@ -423,6 +423,12 @@ describe('cloneObject', () => {
       .map(call => call.chunk);
     expect(chunks).toHaveLength(9);
     expect(chunks[chunks.length - 1]).toBe(-1);
+    // Not a notebook: base64, whatever the bytes.
+    expect(
+      contents.calls
+        .filter(call => call.method === 'save')
+        .every(call => call.format === 'base64')
+    ).toBe(true);
     expect(bytesEqual(contents.readBytes('big.bin'), bytes)).toBe(true);
     expect(contents.files()).toEqual(['big.bin']);
   });
@@ -457,6 +463,12 @@ describe('cloneObject', () => {
       const model = await clone({ s3_key: 'big.ipynb' }, stream);
       expect(model.path).toBe('big.ipynb');
       expect(chunkSaves()).toBeGreaterThan(8);
+      // As text: faster for the server than base64.
+      expect(
+        contents.calls
+          .filter(call => call.method === 'save' && call.chunk !== undefined)
+          .every(call => call.format === 'text')
+      ).toBe(true);
       // Only the pieces in flight were held, never the notebook.
       expect(contents.readText('big.ipynb')).toBe(big);
       expect(committer.checked).toHaveLength(1);
@@ -483,6 +495,17 @@ describe('cloneObject', () => {
           expect(committer.calls).toEqual([]);
         }
       }
+    });
+
+    it('that is not UTF-8 is refused as such, and nothing is written', async () => {
+      const bytes = utf8(big);
+      bytes[100 * 1024] = 0xff;
+      deps = { ...deps, committer: new FakeCommitter(contents) };
+      store.addObject('shared', 'odd.ipynb', bytes);
+      const error = await rejection(clone({ s3_key: 'odd.ipynb' }, stream));
+      expect(error.code).toBe('NotANotebook');
+      expect(error.message).toContain('UTF-8');
+      expect(contents.files()).toEqual([]);
     });
 
     it('without the server check is read back and checked in the page', async () => {

@@ -1,6 +1,10 @@
 import { Md5, md5, toHex } from '../s3/md5';
 import { MemoryFolderLocks } from '../clone/locks';
-import { PARTIAL_SUFFIX, writeNewFile } from '../clone/writer';
+import {
+  characterBoundary,
+  PARTIAL_SUFFIX,
+  writeNewFile
+} from '../clone/writer';
 import { bytesEqual, randomBytes } from './fakes/bytes';
 import { FakeCommitter, FakeContentsManager } from './fakes/contents';
 import { rejection } from './fakes/rejection';
@@ -279,6 +283,59 @@ describe('writeNewFile with a stream', () => {
     });
   });
 
+  it('saves UTF-8 text as text chunks cut between characters', async () => {
+    // Characters of 1, 2, 3 and 4 bytes, cut everywhere by 7-byte chunks.
+    const text = 'aé✓😀'.repeat(40);
+    const bytes = new TextEncoder().encode(text);
+    await writeNewFile(
+      contents,
+      'work',
+      'text.ipynb',
+      { stream: pieces(bytes, 5), text: true },
+      { chunkSize: 7, locks }
+    );
+    const saves = contents.calls.filter(call => call.method === 'save');
+    expect(saves.length).toBeGreaterThan(1);
+    expect(saves.every(call => call.format === 'text')).toBe(true);
+    expect(bytesEqual(contents.readBytes('work/text.ipynb'), bytes)).toBe(true);
+  });
+
+  it('keeps a byte order mark and saves a text stream in one save when it fits', async () => {
+    const bytes = new Uint8Array([0xef, 0xbb, 0xbf, 0x7b, 0x7d]);
+    await writeNewFile(
+      contents,
+      'work',
+      'bom.txt',
+      { stream: pieces(bytes, 2), text: true },
+      { chunkSize: 4096, locks }
+    );
+    const saves = contents.calls.filter(call => call.method === 'save');
+    expect(saves.map(call => [call.format, call.chunk])).toEqual([
+      ['text', undefined]
+    ]);
+    expect(bytesEqual(contents.readBytes('work/bom.txt'), bytes)).toBe(true);
+  });
+
+  it('writes bytes that are not UTF-8 exactly: base64 from the first chunk that does not decode', async () => {
+    const head = new TextEncoder().encode('x✓'.repeat(10));
+    const bytes = new Uint8Array([...head, 0xff, 0xfe, ...head, 0xe2]);
+    await writeNewFile(
+      contents,
+      'work',
+      'odd.ipynb',
+      { stream: pieces(bytes, 3), text: true },
+      { chunkSize: 16, locks }
+    );
+    const formats = contents.calls
+      .filter(call => call.method === 'save')
+      .map(call => call.format);
+    expect(formats[0]).toBe('text');
+    const firstBase64 = formats.indexOf('base64');
+    expect(firstBase64).toBeGreaterThan(0);
+    expect(formats.slice(firstBase64).every(f => f === 'base64')).toBe(true);
+    expect(bytesEqual(contents.readBytes('work/odd.ipynb'), bytes)).toBe(true);
+  });
+
   it('reports progress as chunks are saved', async () => {
     const bytes = randomBytes(10_000, 12);
     const seen: number[] = [];
@@ -294,5 +351,26 @@ describe('writeNewFile with a stream', () => {
       }
     );
     expect(seen).toEqual([4096, 8192, 10_000]);
+  });
+});
+
+describe('characterBoundary', () => {
+  const utf8 = (text: string) => new TextEncoder().encode(text);
+  const cut = (bytes: Uint8Array, drop: number) =>
+    bytes.subarray(0, bytes.length - drop);
+
+  it('is the end after whole characters', () => {
+    for (const text of ['', 'a', 'aé', 'a✓', 'a😀']) {
+      expect(characterBoundary(utf8(text))).toBe(utf8(text).length);
+    }
+  });
+
+  it('is before a character cut off', () => {
+    for (const char of ['é', '✓', '😀']) {
+      const whole = utf8(`ab${char}`);
+      for (let drop = 1; drop < utf8(char).length; drop++) {
+        expect(characterBoundary(cut(whole, drop))).toBe(2);
+      }
+    }
   });
 });

