@@ -41,7 +41,7 @@ BUILT := jupyterlab_bookshelf/labextension/package.json
 # the full browser (median of 10), and the UI tests load Lab about 200 times.
 CHROMIUM := /usr/bin/chromium
 HEADLESS_SHELL := /usr/bin/chromium-headless-shell
-FRONTEND_SOURCES := $(shell find src style schema -type f 2>/dev/null) package.json tsconfig.json
+FRONTEND_SOURCES := $(shell find src style schema -type f 2>/dev/null) package.json tsconfig.json webpack.config.js
 
 .PHONY: help setup demo demo-hub test bench bench-large screenshots lint clean
 

@@ -1,3 +1,5 @@
+import type { ReadonlyJSONObject } from '@lumino/coreutils';
+
 /**
  * The command ids of the extension.
  */
@@ -14,3 +16,15 @@ export namespace CommandIDs {
  * The palette category of the commands.
  */
 export const PALETTE_CATEGORY = 'Bookshelf';
+
+/**
+ * The `describedBy` of a command: the schema of its arguments
+ * (./commandArgs.ts), loaded when asked for.
+ */
+export function describedBy(
+  id: string
+): () => Promise<{ args: ReadonlyJSONObject }> {
+  return async () => ({
+    args: (await import('./commandArgs')).COMMAND_ARGS[id]
+  });
+}

@@ -1,11 +1,6 @@
-import { JupyterFrontEndPlugin } from '@jupyterlab/application';
-
-import { clonePlugin } from './plugins/clone';
-import { corePlugin } from './plugins/core';
-import { infoPlugin } from './plugins/info';
-import { publishPlugin } from './plugins/publish';
-import { settingsFormPlugin } from './plugins/settingsForm';
-
+// The package's API for other extensions. JupyterLab itself loads only the
+// plugins (./plugins/index.ts, package.json's `jupyterlab.extension`).
+export { default } from './plugins';
 export * from './tokens';
 export { CommandIDs } from './commands';
 // The errors the token's operations throw, for other extensions.
@@ -19,13 +14,3 @@ export {
   type IBookshelfErrorDetails,
   type IS3Context
 } from './errors/bookshelfError';
-
-const plugins: JupyterFrontEndPlugin<any>[] = [
-  corePlugin,
-  infoPlugin,
-  clonePlugin,
-  publishPlugin,
-  settingsFormPlugin
-];
-
-export default plugins;

@@ -10,7 +10,7 @@ import { ITranslator, nullTranslator } from '@jupyterlab/translation';
 import { downloadIcon } from '@jupyterlab/ui-components';
 
 import type { ICloneContext } from '../actions/clone';
-import { CommandIDs, PALETTE_CATEGORY } from '../commands';
+import { CommandIDs, describedBy, PALETTE_CATEGORY } from '../commands';
 import { TRANSLATION_DOMAIN } from '../package';
 import link from '../rules/link.json';
 import { IBookshelf, PACKAGE_NAME } from '../tokens';
@@ -67,32 +67,7 @@ export const clonePlugin: JupyterFrontEndPlugin<void> = {
         'Copy a notebook or file from S3 into the file browser, under a name that overwrites nothing'
       ),
       icon: args => (args.isPalette ? undefined : downloadIcon),
-      describedBy: {
-        args: {
-          type: 'object',
-          properties: {
-            s3_bucket: { type: 'string', description: 'The bucket' },
-            s3_key: { type: 'string', description: 'The object key' },
-            target_path: {
-              type: 'string',
-              description: 'The folder (ending in /) or file path to clone to'
-            },
-            s3_version_id: {
-              type: 'string',
-              description: 'The version to clone (default: the latest)'
-            },
-            fromLink: {
-              type: 'boolean',
-              description: 'Opened by a link: only allowed buckets'
-            },
-            cwd: {
-              type: 'string',
-              description:
-                'The folder to clone to when target_path names none (the launcher passes its own)'
-            }
-          }
-        }
-      },
+      describedBy: describedBy(CommandIDs.clone),
       execute: async args => (await actions()).executeClone(context, args)
     });
     palette?.addItem({ command: CommandIDs.clone, category: PALETTE_CATEGORY });
@@ -108,17 +83,7 @@ export const clonePlugin: JupyterFrontEndPlugin<void> = {
     // The in-app link: {base_url}lab?bookshelf-clone&s3_bucket=…&s3_key=…
     app.commands.addCommand(CommandIDs.openCloneLink, {
       label: trans.__('Open Clone Link'),
-      describedBy: {
-        args: {
-          type: 'object',
-          properties: {
-            search: {
-              type: 'string',
-              description: 'The query string of the link'
-            }
-          }
-        }
-      },
+      describedBy: describedBy(CommandIDs.openCloneLink),
       execute: args => {
         const search = (args as IRouter.ILocation).search ?? '';
         removeLinkParameters();

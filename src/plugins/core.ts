@@ -7,7 +7,7 @@ import { PageConfig } from '@jupyterlab/coreutils';
 import { ISettingRegistry } from '@jupyterlab/settingregistry';
 import { ITranslator, nullTranslator } from '@jupyterlab/translation';
 
-import { CommandIDs, PALETTE_CATEGORY } from '../commands';
+import { CommandIDs, describedBy, PALETTE_CATEGORY } from '../commands';
 import { TRANSLATION_DOMAIN, VERSION } from '../package';
 // The service is provided at activation: these load with the plugin. They
 // are small; the model behind the service loads on first use.
@@ -68,7 +68,7 @@ export const corePlugin: JupyterFrontEndPlugin<IBookshelf> = {
       caption: trans.__(
         'Forget the S3 credentials this tab holds in memory (session and endpoint modes).'
       ),
-      describedBy: { args: { type: 'object', properties: {} } },
+      describedBy: describedBy(CommandIDs.forgetCredentials),
       execute: () => {
         service.forgetCredentials();
         Notification.info(

@@ -5,15 +5,15 @@ import {
 } from '@jupyterlab/application';
 import {
   ICommandPalette,
-  MainAreaWidget,
+  type MainAreaWidget,
   WidgetTracker
 } from '@jupyterlab/apputils';
 import { ITranslator, nullTranslator } from '@jupyterlab/translation';
 import { infoIcon } from '@jupyterlab/ui-components';
-import { TabPanel, Widget } from '@lumino/widgets';
 
-import { CommandIDs, PALETTE_CATEGORY } from '../commands';
-import { TRANSLATION_DOMAIN, VERSION } from '../package';
+import type { IInfoContext } from '../actions/info';
+import { CommandIDs, describedBy, PALETTE_CATEGORY } from '../commands';
+import { TRANSLATION_DOMAIN } from '../package';
 import { IBookshelf, PACKAGE_NAME } from '../tokens';
 import type { InfoPanel } from '../widgets/InfoPanel';
 
@@ -34,9 +34,11 @@ export const infoPlugin: JupyterFrontEndPlugin<void> = {
     restorer: ILayoutRestorer | null
   ) => {
     const trans = (translator ?? nullTranslator).load(TRANSLATION_DOMAIN);
+    // Here, not with the panel: the layout restorer needs it at start-up.
     const tracker = new WidgetTracker<MainAreaWidget<InfoPanel>>({
       namespace: 'bookshelf-info'
     });
+    const context: IInfoContext = { app, bookshelf, trans, tracker };
 
     app.commands.addCommand(CommandIDs.info, {
       label: trans.__('Bookshelf Info'),
@@ -44,32 +46,10 @@ export const infoPlugin: JupyterFrontEndPlugin<void> = {
         'Show the Bookshelf version, the settings in effect and whether they work'
       ),
       icon: args => (args.isPalette ? undefined : infoIcon),
-      describedBy: { args: { type: 'object', properties: {} } },
-      execute: async () => {
-        if (tracker.currentWidget && !tracker.currentWidget.isDisposed) {
-          activate(app, tracker.currentWidget);
-          return tracker.currentWidget;
-        }
-        // The panel's code loads when it is first opened.
-        const { InfoPanel } = await import('../widgets/InfoPanel');
-        const content = new InfoPanel({
-          bookshelf,
-          trans,
-          version: VERSION,
-          openSettings: () =>
-            void app.commands.execute('settingeditor:open', {
-              query: 'Bookshelf'
-            })
-        });
-        const widget = new MainAreaWidget({ content });
-        widget.id = 'jp-bookshelf-info';
-        widget.title.label = trans.__('Bookshelf');
-        widget.title.icon = infoIcon;
-        widget.title.closable = true;
-        void tracker.add(widget);
-        addToShell(app, widget);
-        return widget;
-      }
+      describedBy: describedBy(CommandIDs.info),
+      // The panel's code loads when it is first opened.
+      execute: async () =>
+        (await import('../actions/info')).openInfoPanel(context)
     });
     palette?.addItem({ command: CommandIDs.info, category: PALETTE_CATEGORY });
 
@@ -81,36 +61,3 @@ export const infoPlugin: JupyterFrontEndPlugin<void> = {
     }
   }
 };
-
-/**
- * Show a panel in the main area. Notebook 7 keeps a single widget there
- * (the tree view's tabs, or the open document) and ignores a second one:
- * the panel then becomes one of the tree view's tabs, as Notebook's own
- * settings editor does, or a side panel beside a document.
- */
-function addToShell(app: JupyterFrontEnd, widget: Widget): void {
-  app.shell.add(widget, 'main');
-  if (!Array.from(app.shell.widgets('main')).includes(widget)) {
-    const main = app.shell.currentWidget;
-    if (main instanceof TabPanel) {
-      main.addWidget(widget);
-      main.currentWidget = widget;
-      return;
-    }
-    app.shell.add(widget, 'right', { rank: 1000 });
-  }
-  activate(app, widget);
-}
-
-/**
- * Bring a panel to the front, also when it is a tab of Notebook 7's tree
- * view, which the shell does not know about.
- */
-function activate(app: JupyterFrontEnd, widget: Widget): void {
-  const tabs = widget.parent?.parent;
-  if (tabs instanceof TabPanel) {
-    tabs.currentWidget = widget;
-    return;
-  }
-  app.shell.activateById(widget.id);
-}

@@ -10,7 +10,7 @@ import { ITranslator, nullTranslator } from '@jupyterlab/translation';
 import { fileUploadIcon } from '@jupyterlab/ui-components';
 
 import type { IPublishContext } from '../actions/publish';
-import { CommandIDs, PALETTE_CATEGORY } from '../commands';
+import { CommandIDs, describedBy, PALETTE_CATEGORY } from '../commands';
 import { TRANSLATION_DOMAIN } from '../package';
 import { IBookshelf, PACKAGE_NAME } from '../tokens';
 
@@ -100,26 +100,7 @@ export const publishPlugin: JupyterFrontEndPlugin<void> = {
       isEnabled: args => targetPath(args) !== null,
       isVisible: args =>
         !args.toolbar || (selectionButtons && notebookSelected()),
-      describedBy: {
-        args: {
-          type: 'object',
-          properties: {
-            path: {
-              type: 'string',
-              description: 'The notebook to publish (default: the current one)'
-            },
-            fromFileBrowser: {
-              type: 'boolean',
-              description: "Publish the file browser's selection"
-            },
-            toolbar: {
-              type: 'boolean',
-              description:
-                "A button of the file browser's toolbar (Notebook 7's selection buttons)"
-            }
-          }
-        }
-      },
+      describedBy: describedBy(CommandIDs.publish),
       execute: async args => {
         const path = targetPath(args);
         if (!path) {

@@ -1,0 +1,61 @@
+// Merged into the JupyterLab builder's configuration (package.json's
+// `jupyterlab.webpackConfig`). It makes the module federation entry
+// (remoteEntry.*.js) smaller: JupyterLab fetches it at start-up for every
+// prebuilt extension, before any of the extension's own code, and most of
+// it is rspack's runtime, the same for every extension.
+const rspack = require('@rspack/core');
+
+/**
+ * Properties of the data that the entry's shared-module runtime keeps for
+ * itself (how to consume each shared package, which chunk needs which):
+ * written and read only inside the entry, never by JupyterLab or another
+ * extension's container, so the minifier may shorten them. The share scope
+ * (`get`, `from`, `eager`, `loaded`, versions), which containers do share,
+ * and the container's `get` and `init` keep their names.
+ */
+const ENTRY_OWN_PROPERTIES = [
+  'shareScope',
+  'shareKey',
+  'requiredVersion',
+  'strictVersion',
+  'singleton',
+  'treeShakingMode',
+  'fallback',
+  'import',
+  'consumesLoadingData',
+  'chunkMapping',
+  'moduleIdToConsumeDataMapping',
+  'initialConsumes',
+  'initializeSharingData',
+  'scopeToSharingDataMapping',
+  'uniqueName'
+];
+
+module.exports = {
+  output: {
+    // The builder names chunks `[name].[contenthash].js?v=[contenthash]`,
+    // which puts two maps of every chunk's hash in the entry. The name's
+    // hash already changes with the content; Jupyter's server only needs a
+    // `v` argument to let the browser cache the file.
+    chunkFilename: '[name].[contenthash:8].js?v=[fullhash:8]'
+  },
+  optimization: {
+    minimizer: [
+      new rspack.SwcJsMinimizerRspackPlugin({ exclude: /remoteEntry/ }),
+      // The entry is rspack's runtime, written as ES5 function expressions
+      // that do not use `this` or `arguments`: as arrow functions (ES2015,
+      // which every browser JupyterLab 4 runs in supports) it is about 1 KB
+      // smaller. Only the entry: the bundled S3 SDK is left as it is.
+      new rspack.SwcJsMinimizerRspackPlugin({
+        include: /remoteEntry/,
+        minimizerOptions: {
+          ecma: 2018,
+          compress: { ecma: 2018, unsafe_arrows: true },
+          mangle: {
+            props: { regex: `^(${ENTRY_OWN_PROPERTIES.join('|')})$` }
+          }
+        }
+      })
+    ]
+  }
+};
