@@ -5,32 +5,6 @@
 // it is rspack's runtime, the same for every extension.
 const rspack = require('@rspack/core');
 
-/**
- * Properties of the data that the entry's shared-module runtime keeps for
- * itself (how to consume each shared package, which chunk needs which):
- * written and read only inside the entry, never by JupyterLab or another
- * extension's container, so the minifier may shorten them. The share scope
- * (`get`, `from`, `eager`, `loaded`, versions), which containers do share,
- * and the container's `get` and `init` keep their names.
- */
-const ENTRY_OWN_PROPERTIES = [
-  'shareScope',
-  'shareKey',
-  'requiredVersion',
-  'strictVersion',
-  'singleton',
-  'treeShakingMode',
-  'fallback',
-  'import',
-  'consumesLoadingData',
-  'chunkMapping',
-  'moduleIdToConsumeDataMapping',
-  'initialConsumes',
-  'initializeSharingData',
-  'scopeToSharingDataMapping',
-  'uniqueName'
-];
-
 module.exports = {
   output: {
     // The builder names chunks `[name].[contenthash].js?v=[contenthash]`,
@@ -50,10 +24,7 @@ module.exports = {
         include: /remoteEntry/,
         minimizerOptions: {
           ecma: 2018,
-          compress: { ecma: 2018, unsafe_arrows: true },
-          mangle: {
-            props: { regex: `^(${ENTRY_OWN_PROPERTIES.join('|')})$` }
-          }
+          compress: { ecma: 2018, unsafe_arrows: true }
         }
       })
     ]
