@@ -723,8 +723,32 @@ export async function readStream(
 }
 
 /**
+ * Bytes a read of a byte stream asks for at most: the size of the pieces.
+ */
+const BYOB_PIECE_BYTES = 1024 * 1024;
+
+/**
+ * A reader that reads into memory the caller gives ("bring your own
+ * buffer"), for a byte stream such as a `fetch` body in Chromium; else
+ * null. A download read piece by piece into new buffers leaves them all
+ * to the garbage collector, which frees ArrayBuffers lazily: the page held
+ * about twice a 50 MB object at its peak, most of it pieces already saved.
+ */
+function byobReader(
+  stream: ReadableStream<Uint8Array>
+): ReadableStreamBYOBReader | null {
+  try {
+    return stream.getReader({ mode: 'byob' });
+  } catch {
+    return null; // not a byte stream
+  }
+}
+
+/**
  * A stream's pieces as they arrive, with the checks of `readStream`: a
  * caller that saves each piece and lets it go holds none of the rest.
+ * Each piece is valid until the next one is asked for (a byte stream's
+ * pieces share their memory): a caller keeps a copy, not the piece.
  * Stopping early (a failed save) cancels the stream.
  */
 export async function* streamPieces(
@@ -732,7 +756,11 @@ export async function* streamPieces(
   options: IReadOptions
 ): AsyncGenerator<Uint8Array> {
   const { total, maxBytes, signal, onProgress } = options;
-  const reader = stream.getReader();
+  const byob = byobReader(stream);
+  const reader = byob ?? stream.getReader();
+  // With a byte stream, every piece is read into the same memory (handed
+  // back and forth, see `byobReader`) instead of a new buffer each time.
+  let spare = byob ? new ArrayBuffer(BYOB_PIECE_BYTES) : null;
   const onAbort = () => {
     void reader.cancel().catch(() => undefined);
   };
@@ -744,7 +772,9 @@ export async function* streamPieces(
     for (;;) {
       let chunk: ReadableStreamReadResult<Uint8Array>;
       try {
-        chunk = await reader.read();
+        chunk = byob
+          ? await byob.read(new Uint8Array(spare!))
+          : await (reader as ReadableStreamDefaultReader<Uint8Array>).read();
       } catch (error) {
         // The browser says only "network error": the connection was lost.
         throwIfAborted(signal);
@@ -774,6 +804,9 @@ export async function* streamPieces(
       options.hash?.update(value);
       onProgress?.(loaded, total);
       yield value;
+      if (byob) {
+        spare = value.buffer as ArrayBuffer;
+      }
     }
     if (total !== undefined && loaded !== total) {
       throw new BookshelfError({

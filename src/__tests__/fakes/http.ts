@@ -197,7 +197,9 @@ export function md5Hex(bytes: Uint8Array): string {
 
 /**
  * A body in pieces of 16 KiB; with `cutAfter`, the stream errors after
- * that many bytes, as a browser's does when the connection drops.
+ * that many bytes, as a browser's does when the connection drops. A byte
+ * stream, as a `fetch` body is in Chromium (it can be read into the
+ * reader's own buffer).
  */
 function stream(
   bytes: Uint8Array,
@@ -205,13 +207,16 @@ function stream(
 ): ReadableStream<Uint8Array> {
   let offset = 0;
   const end = cutAfter ?? bytes.length;
-  return new ReadableStream<Uint8Array>({
-    pull(controller) {
+  return new ReadableStream({
+    type: 'bytes',
+    pull(controller: ReadableByteStreamController) {
       if (offset >= end) {
         if (cutAfter !== undefined) {
           controller.error(new TypeError('network error'));
         } else {
           controller.close();
+          // A byte stream's pending read ends (done) only when answered.
+          controller.byobRequest?.respond(0);
         }
         return;
       }
