@@ -24,6 +24,7 @@ sys.path.insert(0, str(HERE))
 
 from fault_proxy import start_fault_proxy  # noqa: E402
 from hub_fixture import hub_settings, start_hub  # noqa: E402
+from lite_fixture import start_lite  # noqa: E402
 from processes import stop_process  # noqa: E402
 from s3_fixture import DEMO_ACCESS_KEY, DEMO_SECRET_KEY, start_s3_server  # noqa: E402
 from s3rver_fixture import start_s3rver  # noqa: E402
@@ -90,6 +91,13 @@ def main() -> int:
         help="test mode: also start a JupyterHub (scripts/hub_fixture.py) with two users on "
         "this port, using the same S3 server",
     )
+    parser.add_argument(
+        "--lite-port",
+        type=int,
+        default=int(os.environ.get("BOOKSHELF_TEST_LITE_PORT", "0")) or None,
+        help="test mode: also build a JupyterLite site with the extension and serve it on "
+        "this port, using the same S3 server",
+    )
     parser.add_argument("--run-dir", default=None, help="state folder (default .run/<mode>)")
     args = parser.parse_args()
 
@@ -108,6 +116,8 @@ def main() -> int:
     ports = [args.lab_port] + ([args.notebook_port] if test and args.notebook_port else [])
     if test and args.hub_port:
         ports.append(args.hub_port)
+    if test and args.lite_port:
+        ports.append(args.lite_port)
     origins = [f"http://{host}:{port}" for port in ports for host in ("127.0.0.1", "localhost")]
     allowed = ["examples", "published"]
     if test:
@@ -158,6 +168,16 @@ def main() -> int:
                 if server:
                     server.stop()
             raise
+    # A JupyterLite site (scripts/lite_fixture.py): no Jupyter server, files in the browser.
+    lite = None
+    if test and args.lite_port:
+        try:
+            lite = start_lite(args.lite_port, run_dir, overrides(args.s3_port, allowed))
+        except BaseException:
+            for server in (hub, s3rver, proxy, fixture):
+                if server:
+                    server.stop()
+            raise
     (run_dir / "fixture.json").write_text(
         json.dumps(
             {
@@ -169,6 +189,7 @@ def main() -> int:
                 "lab_port": args.lab_port,
                 "notebook_port": args.notebook_port if test else None,
                 "hub": hub.info() if hub else None,
+                "lite_url": lite.url if lite else None,
             },
             indent=2,
         )
@@ -291,6 +312,8 @@ def main() -> int:
             notebook_log.close()
         if hub:
             hub.stop()
+        if lite:
+            lite.stop()
         if proxy:
             proxy.stop()
         if s3rver:

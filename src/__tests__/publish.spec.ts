@@ -662,6 +662,29 @@ describe('publishNotebook', () => {
         expect(await storedText('notebooks/work/q3.ipynb')).toBe(SAVED);
       });
 
+      it('reads through the contents manager when the server has no /files/ of it (JupyterLite)', async () => {
+        const asked: string[] = [];
+        readerDeps.openSaved = async path => {
+          asked.push(path);
+          return null; // 404: Lite's files live in the browser
+        };
+        await publish('work/q3.ipynb', {}, readerDeps);
+        expect(asked[0]).toBe('work/q3.ipynb');
+        expect(await storedText('notebooks/work/q3.ipynb')).toBe(SAVED);
+      });
+
+      it('names a missing file when neither /files/ nor the contents manager has it', async () => {
+        readerDeps.openSaved = async () => null;
+        const error = await rejection(
+          publish('work/gone.ipynb', {}, readerDeps)
+        );
+        expect(error.code).toBe('InvalidRequest');
+        expect(error.message).toBe(
+          "There is no file 'work/gone.ipynb' in the file tree: save the notebook first, or check its path."
+        );
+        expect(store.calls).toEqual([]);
+      });
+
       it('hashes nothing it does not publish', async () => {
         contents.addFile('work/bad.ipynb', '{"cells": []}');
         const error = await rejection(

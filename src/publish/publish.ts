@@ -761,8 +761,11 @@ function notebookBodyBytes(
 }
 
 /**
- * The saved file, opened to be read; null without `openSaved` (the
- * contents manager is read instead).
+ * The saved file, opened to be read; null without `openSaved`, or when the
+ * server's file path does not have it (the contents manager is read
+ * instead, and says whether the file exists: in JupyterLite files live in
+ * the browser, and `/files/` has them only while Lite's service worker
+ * runs).
  */
 async function openSavedFile(
   deps: IPublishDeps,
@@ -777,9 +780,6 @@ async function openSavedFile(
     saved = await deps.openSaved(path);
   } catch (error) {
     throw couldNotRead(path, error, trans);
-  }
-  if (saved === null) {
-    throw noSuchFile(path, trans);
   }
   return saved;
 }
