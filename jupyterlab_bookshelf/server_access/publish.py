@@ -235,10 +235,6 @@ def _delete_probe_object(client: Any, bucket: str, key: str, version_ids: list[s
             pass  # the probe's leftover is named by its key stem
 
 
-def crc32_checksum(data: bytes, crc: int = 0) -> int:
-    return zlib.crc32(data, crc)
-
-
 def base64_crc32(crc: int) -> str:
     """``x-amz-checksum-crc32``'s form: the CRC's four bytes, big-endian, in base64."""
     return base64.b64encode(crc.to_bytes(4, "big")).decode()
@@ -250,7 +246,7 @@ def probe_checksum_verification(client: Any, bucket: str, prefix: str) -> bool:
     nothing; a service that stores it would store damaged bytes too (the object is deleted
     again), and one that refuses the header itself cannot take it (400 or 501)."""
     key = f"{prefix}{CHECKSUM_PROBE_KEY_STEM}{secrets.token_hex(16)}"
-    wrong = base64_crc32(crc32_checksum(CHECKSUM_PROBE_BODY) ^ 1)
+    wrong = base64_crc32(zlib.crc32(CHECKSUM_PROBE_BODY) ^ 1)
     try:
         put = _probe_put(client, bucket, key, CHECKSUM_PROBE_BODY, ChecksumCRC32=wrong)
     except ClientError as error:
@@ -369,7 +365,7 @@ def digest_file(file: BinaryIO, crc32: bool) -> Digested:
         while count := file.readinto(view):
             size += count
             if md5 is None:
-                crc = crc32_checksum(view[:count], crc)
+                crc = zlib.crc32(view[:count], crc)
             else:
                 md5.update(view[:count])
     if md5 is None:

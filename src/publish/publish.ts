@@ -266,7 +266,7 @@ export async function publishNotebook(
   if (!result) {
     if (!whole) {
       // The server could not check it: whole, then.
-      whole = await readWhole(deps, path, null, trans);
+      whole = await readWhole(deps, path, undefined, trans);
       checkPublishable(path, whole.bytes, trans);
       await refuseIgnoredCondition(deps, write, decision.needed);
     }
@@ -786,15 +786,19 @@ async function openSavedFile(
 
 /**
  * The notebook's bytes, whole and not checked yet: from `saved` (opened
- * and not read), or read again. The MD5 is computed while they arrive.
+ * and not read; null when there is nothing to open, see `openSavedFile`:
+ * then through the contents manager), or, `undefined`, opened again. The
+ * MD5 is computed while they arrive.
  */
 async function readWhole(
   deps: IPublishDeps,
   path: string,
-  saved: ISavedFile | null,
+  saved: ISavedFile | null | undefined,
   trans: TranslationBundle
 ): Promise<IWholeNotebook> {
-  saved ??= await openSavedFile(deps, path, trans);
+  if (saved === undefined) {
+    saved = await openSavedFile(deps, path, trans);
+  }
   if (!saved) {
     return wholeNotebook(await readThroughContents(deps, path, trans));
   }
