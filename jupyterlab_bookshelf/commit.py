@@ -148,13 +148,18 @@ class Committer:
         self._recent: OrderedDict[str, str] = OrderedDict()
         self._running: dict[str, asyncio.Future[str]] = {}
 
+    async def check(self, body: Any) -> tuple[str, str]:
+        """The temporary path and the target of a commit request, checked as a commit checks
+        them (before a file is written for it); raises ``CommitError``."""
+        temporary, target = read_commit_request(body, bool(self.contents_manager.allow_hidden))
+        await self._check_places(temporary, posixpath.dirname(target))
+        return temporary, target
+
     async def commit(self, body: Any) -> str:
         """Commit the request's temporary file; returns the new file's path.
         Raises ``CommitError``."""
-        cm = self.contents_manager
-        temporary, target = read_commit_request(body, bool(cm.allow_hidden))
+        temporary, target = await self.check(body)
         folder, name = posixpath.split(target)
-        await self._check_places(temporary, folder)
         # A caller that lost its answer may ask again while the first commit
         # still runs: both get its result, rather than two links of one file.
         running = self._running.get(temporary)

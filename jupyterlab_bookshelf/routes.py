@@ -41,6 +41,7 @@ from .server_access.clone import (
 from .server_access.publish import check_publishable_file, server_publish, upload_progress
 from .server_access.transfers import start_check
 from .settings import allowed_buckets, effective_settings, features, settings_paths
+from .upload import ReceivedFile, read_create_options
 from .validation import (
     DEEP_LINK_PARAMETER,
     LANDING_PATH,
@@ -376,6 +377,24 @@ class PublishHandler(_BookshelfMixin, APIHandler):
         self.finish(json.dumps(result))
 
 
+def commit_failure(error: Exception) -> BookshelfError | None:
+    """A commit's failure as the JSON error its caller gets; None for one nobody foresaw."""
+    if isinstance(error, BookshelfError):
+        return error
+    if isinstance(error, tornado.web.HTTPError):
+        # The contents manager's refusals (a path outside the root, no
+        # permission), in the same JSON shape.
+        code = _STATUS_CODES.get(error.status_code, "SaveFailed")
+        return BookshelfError(code, error.log_message or code, status=error.status_code)
+    if isinstance(error, OSError):
+        # Only the reason: the message of an OSError names server paths.
+        return BookshelfError(
+            "SaveFailed",
+            f"The server could not commit the file ({error.strerror or 'unknown error'}).",
+        )
+    return None
+
+
 class CommitHandler(_BookshelfMixin, APIHandler):
     """POST /api/bookshelf/commit: body ``{"path": temporary file, "target":
     wanted path}``; moves the temporary file to the first free name of the
@@ -395,25 +414,111 @@ class CommitHandler(_BookshelfMixin, APIHandler):
             except ValueError:
                 body = None
             path = await committer.commit(body)
-        except BookshelfError as error:
-            finish_error(self, error)
+        except (BookshelfError, tornado.web.HTTPError, OSError) as error:
+            finish_error(self, commit_failure(error))
             return
-        except tornado.web.HTTPError as error:
-            # The contents manager's refusals (a path outside the root, no
-            # permission), in the same JSON shape.
-            code = _STATUS_CODES.get(error.status_code, "SaveFailed")
-            message = error.log_message or code
-            finish_error(self, BookshelfError(code, message, status=error.status_code))
-            return
-        except OSError as error:
-            # Only the reason: the message of an OSError names server paths.
-            finish_error(
-                self,
-                BookshelfError(
-                    "SaveFailed",
-                    f"The server could not commit the file ({error.strerror or 'unknown error'}).",
-                ),
+        await finish_created(self, path)
+
+
+@tornado.web.stream_request_body
+class CreateHandler(_BookshelfMixin, APIHandler):
+    """POST /api/bookshelf/create?path=<temporary file>&target=<wanted path>[&md5=<hex>]
+    [&check=notebook], the body the file's bytes: the save of the temporary file and its
+    commit in one request (``upload.py``). The body is written to the temporary file as it
+    arrives; then its MD5 is compared with ``md5`` (400 ``Corrupted``), it is checked as a
+    notebook with the clone's rules (400 ``NotANotebook``; a leading byte order mark is
+    dropped), and committed as ``POST /api/bookshelf/commit`` commits (201, the new file's
+    model). Any failure, also a body cut off, leaves no file. 501 ``NotConfigured`` where the
+    contents manager keeps no files on this server's disk."""
+
+    # It writes files, as the contents API does.
+    auth_resource = "contents"
+
+    _received: ReceivedFile | None = None
+    _refusal: BookshelfError | None = None
+
+    async def prepare(self) -> None:  # type:ignore[override]
+        await super().prepare()
+        # What @authenticated and @authorized check, before the body is read.
+        if not self.current_user:
+            raise tornado.web.HTTPError(403)
+        if not await ensure_async(
+            self.authorizer.is_authorized(self, self.current_user, "write", self.auth_resource)
+        ):
+            raise tornado.web.HTTPError(
+                403, f"User is not authorized to write on resource: {self.auth_resource}."
             )
+        try:
+            self._received = await self._receive()
+        except (BookshelfError, tornado.web.HTTPError, OSError) as error:
+            # Answered once the body is read: a browser whose body is left unread may see the
+            # connection cut instead of the answer.
+            self._refusal = commit_failure(error)
+
+    async def _receive(self) -> ReceivedFile:
+        cm = self.contents_manager
+        if not isinstance(cm, FileManagerMixin):
+            raise BookshelfError(
+                "NotConfigured",
+                "This server's contents manager does not keep files on its disk.",
+                status=501,
+            )
+        query = {
+            name: self.get_query_argument(name, "") for name in ("path", "target", "md5", "check")
+        }
+        self._md5, self._notebook = read_create_options(query)
+        self._commit_request = {"path": query["path"], "target": query["target"]}
+        temporary, _ = await self.committer().check(self._commit_request)
+        try:
+            return ReceivedFile(cm._get_os_path(temporary), strip_bom=self._notebook)
+        except FileExistsError:
+            raise BookshelfError(
+                "InvalidRequest", "path: a file of that name exists already.", "path"
+            ) from None
+
+    def data_received(self, chunk: bytes) -> None:
+        received = self._received
+        if received is None:
+            return  # refused: the body is read and dropped
+        try:
+            received.write(chunk)
+        except OSError as error:
+            received.discard()
+            self._received = None
+            self._refusal = commit_failure(error)
+
+    def on_connection_close(self) -> None:
+        # Cut off before the body's end: nothing half-written stays.
+        received, self._received = self._received, None
+        if received is not None:
+            received.discard()
+        super().on_connection_close()
+
+    # Checked in prepare already; said again for the server's check of its handlers.
+    @tornado.web.authenticated
+    @authorized
+    async def post(self) -> None:
+        received, self._received = self._received, None
+        if received is None:
+            finish_error(self, self._refusal or BookshelfError("SaveFailed", "Nothing was saved."))
+            return
+        try:
+            digest = received.close()
+            if self._md5 is not None and digest != self._md5:
+                raise BookshelfError(
+                    "Corrupted",
+                    "The bytes received do not match the object's checksum (ETag): they were "
+                    "damaged on the way.",
+                )
+            if self._notebook:
+                await asyncio.wrap_future(start_check(check_notebook_file, received.os_path))
+            path = await self.committer().commit(self._commit_request)
+        except BaseException as error:
+            received.discard()
+            failure = commit_failure(error) if isinstance(error, Exception) else None
+            if failure is None:
+                raise
+            finish_error(self, failure)
             return
         await finish_created(self, path)
 
@@ -576,6 +681,7 @@ def setup_route_handlers(web_app: Any) -> None:
         (url_path_join(base_url, "api", "bookshelf", "published", "(.+)"), PublishHandler),
         (url_path_join(base_url, "api", "bookshelf", "publish", "(.+)"), PublishHandler),
         (url_path_join(base_url, "api", "bookshelf", "commit"), CommitHandler),
+        (url_path_join(base_url, "api", "bookshelf", "create"), CreateHandler),
         (url_path_join(base_url, "api", "bookshelf", "check"), CheckHandler),
         (url_path_join(base_url, "api", "bookshelf", "credentials"), HubCredentialsHandler),
     ]

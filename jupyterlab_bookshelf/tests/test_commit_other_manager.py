@@ -28,6 +28,7 @@ from .test_commit import (  # noqa: F401 (fixtures)
     save,
     temporary,
 )
+from .test_create import create  # noqa: F401 (fixture)
 
 
 class OtherContentsManager(AsyncContentsManager):
@@ -112,3 +113,11 @@ def test_check_is_501_where_files_are_not_on_disk(run, post_check, save):
     response = run(post_check({"path": temporary("q.ipynb"), "check": "notebook"}))
     assert response.code == 501
     assert json.loads(response.body)["code"] == "NotConfigured"
+
+
+def test_create_is_501_where_files_are_not_on_disk(run, create, jp_root_dir):
+    """The browser then saves through the contents API and commits."""
+    response = run(create(temporary("q.ipynb"), "q.ipynb", b"{}" * 100_000))
+    assert response.code == 501
+    assert json.loads(response.body)["code"] == "NotConfigured"
+    assert [name for name in os.listdir(jp_root_dir) if not name.startswith(".")] == []

@@ -1,0 +1,253 @@
+"""POST /api/bookshelf/create against a real Jupyter server: a clone's bytes saved and committed
+in one request, checked on the way, and nothing left behind by any failure.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import os
+import urllib.parse
+
+import pytest
+
+from .test_commit import files, post_commit, run, save, temporary  # noqa: F401 (fixtures)
+
+NOTEBOOK = json.dumps(
+    {
+        "nbformat": 4,
+        "nbformat_minor": 5,
+        "metadata": {},
+        "cells": [{"cell_type": "raw", "source": "é", "metadata": {}}],
+    }
+).encode()
+
+
+@pytest.fixture
+def create(jp_fetch):
+    """POST a create request: ``path``, ``target`` and options as the query, ``data`` the
+    body; any status is returned."""
+
+    def post(path, target, data: bytes, **query):
+        params = {"path": path, "target": target, **query}
+        return jp_fetch(
+            "api",
+            "bookshelf",
+            "create",
+            method="POST",
+            params=params,
+            body=data,
+            headers={"Content-Type": "application/octet-stream"},
+            raise_error=False,
+        )
+
+    return post
+
+
+def md5(data: bytes) -> str:
+    return hashlib.md5(data).hexdigest()
+
+
+def error(response) -> dict:
+    return json.loads(response.body)
+
+
+def test_saves_and_commits_in_one_request(run, create, jp_root_dir):
+    data = b"a,b\n1,2\n" * 1000
+    response = run(create(temporary("data.csv"), "data.csv", data, md5=md5(data)))
+    assert response.code == 201
+    model = json.loads(response.body)
+    assert (model["path"], model["name"], model["type"]) == ("data.csv", "data.csv", "file")
+    assert "content" not in model or model["content"] is None
+    assert (jp_root_dir / "data.csv").read_bytes() == data
+    assert files(jp_root_dir) == ["data.csv"]
+
+
+def test_takes_the_next_free_name_in_a_folder(run, create, jp_root_dir):
+    (jp_root_dir / "sub").mkdir()
+    (jp_root_dir / "sub" / "q3.ipynb").write_bytes(b"mine")
+    response = run(
+        create(f"sub/{temporary('q3.ipynb')}", "sub/q3.ipynb", NOTEBOOK, check="notebook")
+    )
+    assert response.code == 201
+    assert json.loads(response.body)["path"] == "sub/q3-1.ipynb"
+    assert (jp_root_dir / "sub" / "q3.ipynb").read_bytes() == b"mine"
+    assert (jp_root_dir / "sub" / "q3-1.ipynb").read_bytes() == NOTEBOOK
+    assert files(jp_root_dir / "sub") == ["q3-1.ipynb", "q3.ipynb"]
+
+
+def test_twenty_parallel_creates_and_commits_give_forty_files(
+    run, create, post_commit, save, jp_root_dir
+):
+    # Twenty clones through this path race twenty through the save and commit.
+    for n in range(20):
+        run(save(temporary("q3.ipynb", 100 + n), NOTEBOOK))
+
+    async def together():
+        return await asyncio.gather(
+            *(create(temporary("q3.ipynb", n), "q3.ipynb", NOTEBOOK) for n in range(20)),
+            *(
+                post_commit({"path": temporary("q3.ipynb", 100 + n), "target": "q3.ipynb"})
+                for n in range(20)
+            ),
+        )
+
+    responses = run(together())
+    assert [response.code for response in responses] == [201] * 40
+    paths = {json.loads(response.body)["path"] for response in responses}
+    assert len(paths) == 40
+    assert files(jp_root_dir) == sorted(paths)
+    assert all((jp_root_dir / path).read_bytes() == NOTEBOOK for path in paths)
+
+
+def test_a_body_damaged_on_the_way_is_refused_and_nothing_stays(run, create, jp_root_dir):
+    data = b"x" * 300_000
+    response = run(create(temporary("x.bin"), "x.bin", data[:-1] + b"y", md5=md5(data)))
+    assert response.code == 502
+    assert error(response)["code"] == "Corrupted"
+    assert files(jp_root_dir) == []
+
+
+@pytest.mark.parametrize(
+    ("data", "words"),
+    [
+        (b'{"cells": [', "not valid JSON"),
+        (b'{"nbformat": 4, "nbformat_minor": 5, "metadata": {}}', "'cells' is missing"),
+        (b"\xff\xfe{}", "not UTF-8"),
+    ],
+)
+def test_a_notebook_that_is_not_one_is_refused_and_nothing_stays(
+    run, create, jp_root_dir, data, words
+):
+    response = run(create(temporary("n.ipynb"), "n.ipynb", data, md5=md5(data), check="notebook"))
+    assert response.code == 400
+    assert error(response)["code"] == "NotANotebook"
+    assert words in error(response)["message"]
+    assert files(jp_root_dir) == []
+
+
+def test_a_notebook_loses_its_byte_order_mark_and_nothing_else(run, create, jp_root_dir):
+    data = b"\xef\xbb\xbf" + NOTEBOOK
+    # The MD5 is that of the object as it came, with its mark.
+    response = run(create(temporary("n.ipynb"), "n.ipynb", data, md5=md5(data), check="notebook"))
+    assert response.code == 201
+    assert (jp_root_dir / "n.ipynb").read_bytes() == NOTEBOOK
+
+
+def test_other_files_keep_every_byte(run, create, jp_root_dir):
+    data = b"\xef\xbb\xbfname\r\n\x00\xff" + bytes(range(256))
+    response = run(create(temporary("raw.txt"), "raw.txt", data, md5=md5(data)))
+    assert response.code == 201
+    assert (jp_root_dir / "raw.txt").read_bytes() == data
+
+
+def test_an_old_notebook_is_kept_as_it_came(run, create, jp_root_dir):
+    data = json.dumps(
+        {"nbformat": 3, "nbformat_minor": 0, "metadata": {}, "worksheets": [{"cells": []}]}
+    ).encode()
+    response = run(create(temporary("v3.ipynb"), "v3.ipynb", data, check="notebook"))
+    assert response.code == 201
+    assert (jp_root_dir / "v3.ipynb").read_bytes() == data
+
+
+def test_an_empty_file_is_created(run, create, jp_root_dir):
+    response = run(create(temporary("empty.txt"), "empty.txt", b"", md5=md5(b"")))
+    assert response.code == 201
+    assert (jp_root_dir / "empty.txt").read_bytes() == b""
+
+
+@pytest.mark.parametrize(
+    ("change", "field"),
+    [
+        ({"path": "q3.ipynb"}, "path"),
+        ({"path": f"sub/{temporary('q3.ipynb')}"}, "path"),
+        ({"target": temporary("other.ipynb")}, "target"),
+        ({"target": "../q3.ipynb"}, "target"),
+        ({"target": "missing/q3.ipynb", "path": f"missing/{temporary('q3.ipynb')}"}, "target"),
+        ({"target": ".hidden/q3.ipynb", "path": f".hidden/{temporary('q3.ipynb')}"}, "path"),
+        ({"md5": "ABC"}, "md5"),
+        ({"check": "csv"}, "check"),
+    ],
+)
+def test_refuses_an_invalid_request_and_writes_nothing(run, create, jp_root_dir, change, field):
+    (jp_root_dir / ".hidden").mkdir()
+    request = {"path": temporary("q3.ipynb"), "target": "q3.ipynb", **change}
+    path, target = request.pop("path"), request.pop("target")
+    # A body large enough that it is still being sent when the refusal is known.
+    response = run(create(path, target, NOTEBOOK * 2000, **request))
+    assert response.code == 400
+    assert error(response)["code"] == "InvalidRequest"
+    assert error(response).get("field") == field
+    assert files(jp_root_dir) == [".hidden"]
+    assert files(jp_root_dir / ".hidden") == []
+
+
+def test_never_writes_onto_an_existing_temporary_file(run, create, jp_root_dir):
+    (jp_root_dir / temporary("q3.ipynb")).write_bytes(b"someone's")
+    response = run(create(temporary("q3.ipynb"), "q3.ipynb", NOTEBOOK))
+    assert response.code == 400
+    assert error(response)["field"] == "path"
+    assert (jp_root_dir / temporary("q3.ipynb")).read_bytes() == b"someone's"
+    assert files(jp_root_dir) == [temporary("q3.ipynb")]
+
+
+def test_without_a_token_is_refused(run, jp_fetch, jp_root_dir):
+    response = run(
+        jp_fetch(
+            "api",
+            "bookshelf",
+            "create",
+            method="POST",
+            params={"path": temporary("q3.ipynb"), "target": "q3.ipynb"},
+            body=NOTEBOOK,
+            headers={"Authorization": ""},
+            raise_error=False,
+        )
+    )
+    assert response.code in (401, 403)
+    assert files(jp_root_dir) == []
+
+
+def test_asked_again_after_a_lost_answer_the_commit_path_gives_the_answer(
+    run, create, post_commit, jp_root_dir
+):
+    first = run(create(temporary("q3.ipynb"), "q3.ipynb", NOTEBOOK))
+    again = run(post_commit({"path": temporary("q3.ipynb"), "target": "q3.ipynb"}))
+    assert again.code == 201
+    assert json.loads(again.body)["path"] == json.loads(first.body)["path"] == "q3.ipynb"
+    assert files(jp_root_dir) == ["q3.ipynb"]
+
+
+def test_a_body_cut_off_leaves_nothing(run, jp_fetch, jp_serverapp, jp_http_port, jp_root_dir):
+    # jp_fetch: the server listens on jp_http_port only with it.
+    async def cut_off() -> None:
+        reader, writer = await asyncio.open_connection("127.0.0.1", jp_http_port)
+        query = urllib.parse.urlencode({"path": temporary("big.bin"), "target": "big.bin"})
+        url = f"{jp_serverapp.base_url}api/bookshelf/create?{query}"
+        token = jp_serverapp.identity_provider.token
+        writer.write(
+            (
+                f"POST {url} HTTP/1.1\r\nHost: 127.0.0.1:{jp_http_port}\r\n"
+                f"Authorization: token {token}\r\nContent-Length: 10000000\r\n\r\n"
+            ).encode()
+            + b"x" * 1_000_000
+        )
+        await writer.drain()
+        # The server writes what came, then the connection goes.
+        for _ in range(200):
+            if files(jp_root_dir) == [temporary("big.bin")]:
+                break
+            await asyncio.sleep(0.01)
+        if files(jp_root_dir) != [temporary("big.bin")]:
+            writer.close()
+            raise AssertionError(await asyncio.wait_for(reader.read(), 5))
+        writer.close()
+        for _ in range(200):
+            if files(jp_root_dir) == []:
+                break
+            await asyncio.sleep(0.01)
+
+    run(cut_off())
+    assert files(jp_root_dir) == []
+    assert not os.path.exists(jp_root_dir / "big.bin")
