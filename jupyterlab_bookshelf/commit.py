@@ -20,7 +20,7 @@ import os
 import posixpath
 import stat
 from collections import OrderedDict
-from collections.abc import Iterator, Mapping
+from collections.abc import Awaitable, Iterator, Mapping
 from typing import Any
 
 from jupyter_core.utils import ensure_async
@@ -159,17 +159,39 @@ class Committer:
         """Commit the request's temporary file; returns the new file's path.
         Raises ``CommitError``."""
         temporary, target = await self.check(body)
-        folder, name = posixpath.split(target)
         # A caller that lost its answer may ask again while the first commit
         # still runs: both get its result, rather than two links of one file.
         running = self._running.get(temporary)
         if running is None:
-            running = self._running[temporary] = asyncio.ensure_future(
-                self._commit(temporary, folder, name)
-            )
-            running.add_done_callback(lambda _: self._running.pop(temporary, None))
+            running = self._start(temporary, target, None)
         # Shielded: a caller that goes away does not stop a commit half-way.
         return await asyncio.shield(running)
+
+    def commit_when(
+        self, temporary: str, target: str, ready: Awaitable[None]
+    ) -> asyncio.Future[str]:
+        """Commit a temporary file still being written (``upload.py``) once ``ready`` is done:
+        its bytes all there and checked. A commit asked for it meanwhile (a caller whose answer
+        was lost) waits for this one's outcome, and never moves a file not yet checked; if
+        ``ready`` fails, so do both. ``temporary`` and ``target`` as ``check`` returned them."""
+        running = self._start(temporary, target, ready)
+        # Its failure is the creator's to report; a commit asked meanwhile reports it too.
+        running.add_done_callback(lambda done: done.cancelled() or done.exception())
+        return running
+
+    def _start(
+        self, temporary: str, target: str, ready: Awaitable[None] | None
+    ) -> asyncio.Future[str]:
+        folder, name = posixpath.split(target)
+
+        async def run() -> str:
+            if ready is not None:
+                await ready
+            return await self._commit(temporary, folder, name)
+
+        running = self._running[temporary] = asyncio.ensure_future(run())
+        running.add_done_callback(lambda _: self._running.pop(temporary, None))
+        return running
 
     async def _commit(self, temporary: str, folder: str, name: str) -> str:
         cm = self.contents_manager

@@ -467,14 +467,20 @@ class CreateHandler(_BookshelfMixin, APIHandler):
             name: self.get_query_argument(name, "") for name in ("path", "target", "md5", "check")
         }
         self._md5, self._notebook = read_create_options(query)
-        self._commit_request = {"path": query["path"], "target": query["target"]}
-        temporary, _ = await self.committer().check(self._commit_request)
+        committer = self.committer()
+        temporary, target = await committer.check(
+            {"path": query["path"], "target": query["target"]}
+        )
         try:
-            return ReceivedFile(cm._get_os_path(temporary), strip_bom=self._notebook)
+            received = ReceivedFile(cm._get_os_path(temporary), strip_bom=self._notebook)
         except FileExistsError:
             raise BookshelfError(
                 "InvalidRequest", "path: a file of that name exists already.", "path"
             ) from None
+        # Settled once the body is all there and checked; the commit waits for it.
+        self._ready: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._committed = committer.commit_when(temporary, target, self._ready)
+        return received
 
     def data_received(self, chunk: bytes) -> None:
         received = self._received
@@ -483,22 +489,32 @@ class CreateHandler(_BookshelfMixin, APIHandler):
         try:
             received.write(chunk)
         except OSError as error:
-            received.discard()
-            self._received = None
             self._refusal = commit_failure(error)
+            self._give_up(error)
 
     def on_connection_close(self) -> None:
         # Cut off before the body's end: nothing half-written stays.
-        received, self._received = self._received, None
-        if received is not None:
-            received.discard()
+        self._give_up(BookshelfError("InvalidRequest", "The request was cut off before its end."))
         super().on_connection_close()
+
+    def _give_up(self, error: BaseException) -> None:
+        """Remove the temporary file of a body that will not be committed; a commit asked for
+        it meanwhile fails with ``error`` too."""
+        received, self._received = self._received, None
+        if received is None:
+            return
+        received.discard()
+        if not self._ready.done():
+            if isinstance(error, Exception):
+                self._ready.set_exception(error)
+            else:
+                self._ready.cancel()
 
     # Checked in prepare already; said again for the server's check of its handlers.
     @tornado.web.authenticated
     @authorized
     async def post(self) -> None:
-        received, self._received = self._received, None
+        received = self._received
         if received is None:
             finish_error(self, self._refusal or BookshelfError("SaveFailed", "Nothing was saved."))
             return
@@ -512,8 +528,13 @@ class CreateHandler(_BookshelfMixin, APIHandler):
                 )
             if self._notebook:
                 await asyncio.wrap_future(start_check(check_notebook_file, received.os_path))
-            path = await self.committer().commit(self._commit_request)
+            self._received = None
+            self._ready.set_result(None)
+            # Shielded: a caller that goes away does not stop a commit half-way.
+            path = await asyncio.shield(self._committed)
         except BaseException as error:
+            self._give_up(error)
+            # A commit that failed may leave the temporary file.
             received.discard()
             failure = commit_failure(error) if isinstance(error, Exception) else None
             if failure is None:

@@ -7,7 +7,6 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import json
-import os
 import urllib.parse
 
 import pytest
@@ -21,6 +20,15 @@ NOTEBOOK = json.dumps(
         "metadata": {},
         "cells": [{"cell_type": "raw", "source": "é", "metadata": {}}],
     }
+).encode()
+LARGE_NOTEBOOK = json.dumps(
+    {
+        "nbformat": 4,
+        "nbformat_minor": 5,
+        "metadata": {},
+        "cells": [{"cell_type": "raw", "source": "é" * 50_000, "metadata": {}}],
+    },
+    ensure_ascii=False,
 ).encode()
 
 
@@ -219,35 +227,90 @@ def test_asked_again_after_a_lost_answer_the_commit_path_gives_the_answer(
     assert files(jp_root_dir) == ["q3.ipynb"]
 
 
+async def send_part(port: int, serverapp, query: dict, total: int, part: bytes):
+    """Start a create request of ``total`` bytes by hand and send ``part`` of its body."""
+    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    url = f"{serverapp.base_url}api/bookshelf/create?{urllib.parse.urlencode(query)}"
+    token = serverapp.identity_provider.token
+    writer.write(
+        (
+            f"POST {url} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n"
+            f"Authorization: token {token}\r\nContent-Length: {total}\r\n\r\n"
+        ).encode()
+        + part
+    )
+    await writer.drain()
+    return reader, writer
+
+
+async def wait_for(condition) -> None:
+    for _ in range(300):
+        if condition():
+            return
+        await asyncio.sleep(0.01)
+    raise AssertionError("waited in vain")
+
+
 def test_a_body_cut_off_leaves_nothing(run, jp_fetch, jp_serverapp, jp_http_port, jp_root_dir):
     # jp_fetch: the server listens on jp_http_port only with it.
     async def cut_off() -> None:
-        reader, writer = await asyncio.open_connection("127.0.0.1", jp_http_port)
-        query = urllib.parse.urlencode({"path": temporary("big.bin"), "target": "big.bin"})
-        url = f"{jp_serverapp.base_url}api/bookshelf/create?{query}"
-        token = jp_serverapp.identity_provider.token
-        writer.write(
-            (
-                f"POST {url} HTTP/1.1\r\nHost: 127.0.0.1:{jp_http_port}\r\n"
-                f"Authorization: token {token}\r\nContent-Length: 10000000\r\n\r\n"
-            ).encode()
-            + b"x" * 1_000_000
-        )
-        await writer.drain()
+        query = {"path": temporary("big.bin"), "target": "big.bin"}
+        _, writer = await send_part(jp_http_port, jp_serverapp, query, 10**7, b"x" * 10**6)
         # The server writes what came, then the connection goes.
-        for _ in range(200):
-            if files(jp_root_dir) == [temporary("big.bin")]:
-                break
-            await asyncio.sleep(0.01)
-        if files(jp_root_dir) != [temporary("big.bin")]:
-            writer.close()
-            raise AssertionError(await asyncio.wait_for(reader.read(), 5))
+        await wait_for(lambda: files(jp_root_dir) == [temporary("big.bin")])
         writer.close()
-        for _ in range(200):
-            if files(jp_root_dir) == []:
-                break
-            await asyncio.sleep(0.01)
+        await wait_for(lambda: files(jp_root_dir) == [])
 
     run(cut_off())
     assert files(jp_root_dir) == []
-    assert not os.path.exists(jp_root_dir / "big.bin")
+
+
+def test_a_commit_asked_while_the_body_comes_waits_for_it(
+    run, jp_fetch, jp_serverapp, jp_http_port, jp_root_dir, post_commit
+):
+    """A browser whose answer was lost asks the commit path: it must neither move a file not
+    yet all there and checked, nor give another answer than the create's."""
+    data = LARGE_NOTEBOOK
+
+    async def together() -> None:
+        query = {"path": temporary("n.ipynb"), "target": "n.ipynb", "check": "notebook"}
+        reader, writer = await send_part(jp_http_port, jp_serverapp, query, len(data), data[:1000])
+        await wait_for(lambda: files(jp_root_dir) == [temporary("n.ipynb")])
+        asked = asyncio.ensure_future(
+            post_commit({"path": temporary("n.ipynb"), "target": "n.ipynb"})
+        )
+        await asyncio.sleep(0.2)
+        assert not asked.done()
+        assert files(jp_root_dir) == [temporary("n.ipynb")]
+        writer.write(data[1000:])
+        await writer.drain()
+        answer = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), 5)
+        assert answer.startswith(b"HTTP/1.1 201")
+        response = await asked
+        assert response.code == 201
+        assert json.loads(response.body)["path"] == "n.ipynb"
+        writer.close()
+
+    run(together())
+    assert files(jp_root_dir) == ["n.ipynb"]
+    assert (jp_root_dir / "n.ipynb").read_bytes() == LARGE_NOTEBOOK
+
+
+def test_a_commit_asked_while_the_body_comes_fails_with_it(
+    run, jp_fetch, jp_serverapp, jp_http_port, jp_root_dir, post_commit
+):
+    async def together() -> None:
+        query = {"path": temporary("n.ipynb"), "target": "n.ipynb", "check": "notebook"}
+        _, writer = await send_part(jp_http_port, jp_serverapp, query, 10**6, b"{" * 1000)
+        await wait_for(lambda: files(jp_root_dir) == [temporary("n.ipynb")])
+        asked = asyncio.ensure_future(
+            post_commit({"path": temporary("n.ipynb"), "target": "n.ipynb"})
+        )
+        await asyncio.sleep(0.1)
+        writer.close()
+        response = await asked
+        assert response.code == 400
+        assert "cut off" in json.loads(response.body)["message"]
+
+    run(together())
+    assert files(jp_root_dir) == []
