@@ -521,11 +521,21 @@ class CreateHandler(_BookshelfMixin, APIHandler):
         try:
             digest = received.close()
             if self._md5 is not None and digest != self._md5:
-                raise BookshelfError(
-                    "Corrupted",
-                    "The bytes received do not match the object's checksum (ETag): they were "
-                    "damaged on the way.",
+                self._give_up(BookshelfError("Corrupted", "The bytes were damaged on the way."))
+                received.discard()
+                finish_error(
+                    self,
+                    BookshelfError(
+                        "Corrupted",
+                        "The bytes received do not match the object's checksum (ETag): they "
+                        "were damaged on the way.",
+                    ),
+                    # What the browser's own check says (src/s3/integrity.ts).
+                    reason="checksum",
+                    expected=self._md5,
+                    actual=digest,
                 )
+                return
             if self._notebook:
                 await asyncio.wrap_future(start_check(check_notebook_file, received.os_path))
             self._received = None

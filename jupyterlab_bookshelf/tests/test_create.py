@@ -114,6 +114,11 @@ def test_a_body_damaged_on_the_way_is_refused_and_nothing_stays(run, create, jp_
     response = run(create(temporary("x.bin"), "x.bin", data[:-1] + b"y", md5=md5(data)))
     assert response.code == 502
     assert error(response)["code"] == "Corrupted"
+    assert error(response)["reason"] == "checksum"
+    assert (error(response)["expected"], error(response)["actual"]) == (
+        md5(data),
+        md5(data[:-1] + b"y"),
+    )
     assert files(jp_root_dir) == []
 
 

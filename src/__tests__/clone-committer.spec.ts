@@ -4,6 +4,7 @@ import { ReadableStream } from 'stream/web';
 import { checkOnServer, ServerCommitter } from '../clone/committer';
 import { hasResponseStatus } from '../clone/writer';
 import { rejection } from './fakes/rejection';
+import { BookshelfError } from '../errors/errors';
 
 const BASE_URL = 'http://127.0.0.1:8888/user/ana/';
 
@@ -12,19 +13,26 @@ const BASE_URL = 'http://127.0.0.1:8888/user/ana/';
  */
 function committerAnswering(answer: () => Response | Promise<Response>) {
   const requests: { method: string; url: string; body: unknown }[] = [];
+  const sent: { query: URLSearchParams; bytes: Uint8Array; type: string }[] =
+    [];
   const serverSettings = ServerConnection.makeSettings({
     baseUrl: BASE_URL,
     fetch: (async (request: Request) => {
+      const bytes = new Uint8Array(await request.arrayBuffer());
+      const type = request.headers.get('Content-Type') ?? '';
+      sent.push({ query: new URL(request.url).searchParams, bytes, type });
       requests.push({
         method: request.method,
         // makeRequest may add a query that defeats caches.
         url: request.url.split('?')[0],
-        body: JSON.parse(await request.text())
+        body: type.includes('octet-stream')
+          ? 'bytes'
+          : JSON.parse(new TextDecoder().decode(bytes))
       });
       return answer();
     }) as any
   });
-  return { committer: new ServerCommitter(serverSettings), requests };
+  return { committer: new ServerCommitter(serverSettings), requests, sent };
 }
 
 const json = (status: number, body: unknown) =>
@@ -114,6 +122,118 @@ describe('ServerCommitter', () => {
       committer.commit('a.bookshelf-partial', '', 'a')
     );
     expect(error).toBeInstanceOf(ServerConnection.NetworkError);
+  });
+});
+
+describe('ServerCommitter.create', () => {
+  const model = { name: 'q3.ipynb', path: 'work/q3.ipynb', type: 'notebook' };
+  const bytes = new TextEncoder().encode('{"cells": []}');
+  const temporary = 'work/q3 +?#%.ipynb.00.bookshelf-partial';
+  const create = (committer: ServerCommitter, notebook = true) =>
+    committer.create(temporary, 'work', 'q3 +?#%.ipynb', bytes, {
+      md5: 'a'.repeat(32),
+      notebook
+    });
+
+  it('posts the bytes as they are, the paths and checks in the query', async () => {
+    const { committer, requests, sent } = committerAnswering(() =>
+      json(201, model)
+    );
+    expect(await create(committer)).toEqual(model);
+    expect(requests).toEqual([
+      { method: 'POST', url: `${BASE_URL}api/bookshelf/create`, body: 'bytes' }
+    ]);
+    expect(Array.from(sent[0].bytes)).toEqual(Array.from(bytes));
+    expect(sent[0].type).toBe('application/octet-stream');
+    expect(Object.fromEntries(sent[0].query)).toMatchObject({
+      path: temporary,
+      target: 'work/q3 +?#%.ipynb',
+      md5: 'a'.repeat(32),
+      check: 'notebook'
+    });
+  });
+
+  it('asks for no notebook check of other files', async () => {
+    const { committer, sent } = committerAnswering(() => json(201, model));
+    await create(committer, false);
+    expect(sent[0].query.has('check')).toBe(false);
+  });
+
+  test.each([
+    ['an older server extension', 404, null],
+    ['a host without it', 405, null],
+    ['files not on its disk', 501, 'NotConfigured']
+  ])(
+    'answers null for %s, and does not send the bytes again',
+    async (_, status, code) => {
+      const { committer, requests } = committerAnswering(() =>
+        json(status, code ? { code, message: 'no' } : { message: 'Not Found' })
+      );
+      expect(await create(committer)).toBeNull();
+      expect(await create(committer)).toBeNull();
+      expect(requests).toHaveLength(1);
+    }
+  );
+
+  it('answers null for another drive, without asking the server', async () => {
+    const { committer, requests } = committerAnswering(() => json(201, model));
+    expect(
+      await committer.create('D:a.bookshelf-partial', 'D:', 'a', bytes, {
+        notebook: false
+      })
+    ).toBeNull();
+    expect(requests).toEqual([]);
+  });
+
+  it('rejects damaged bytes as a checksum mismatch, to be cloned again', async () => {
+    const { committer } = committerAnswering(() =>
+      json(502, {
+        code: 'Corrupted',
+        message: 'damaged',
+        reason: 'checksum',
+        expected: 'a'.repeat(32),
+        actual: 'b'.repeat(32)
+      })
+    );
+    const error = await rejection(create(committer));
+    expect(error).toBeInstanceOf(BookshelfError);
+    expect(error.code).toBe('Corrupted');
+    expect(error.detail).toEqual({
+      reason: 'checksum',
+      expected: 'a'.repeat(32),
+      actual: 'b'.repeat(32)
+    });
+  });
+
+  it("rejects what is not a notebook in the server's words", async () => {
+    const { committer } = committerAnswering(() =>
+      json(400, { code: 'NotANotebook', message: "'cells' is missing." })
+    );
+    const error = await rejection(create(committer));
+    expect(error.code).toBe('NotANotebook');
+    expect(error.detail).toEqual({ message: "'cells' is missing." });
+  });
+
+  test.each([
+    [409, 'Conflict'],
+    [400, 'InvalidRequest'],
+    [500, 'SaveFailed']
+  ])("rejects with the create path's %i", async (status, code) => {
+    const { committer } = committerAnswering(() =>
+      json(status, { code, message: `the server says ${code}` })
+    );
+    const error = await rejection(create(committer));
+    expect(error).toBeInstanceOf(ServerConnection.ResponseError);
+    expect(hasResponseStatus(error, status)).toBe(true);
+  });
+
+  it('rejects as with no answer when a proxy answers 502', async () => {
+    const { committer } = committerAnswering(
+      () => new Response('Bad Gateway', { status: 502 })
+    );
+    const error = await rejection(create(committer));
+    expect(hasResponseStatus(error, 502)).toBe(true);
+    expect(error).not.toBeInstanceOf(BookshelfError);
   });
 });
 

@@ -12,7 +12,7 @@ import { BookshelfError } from '../errors/errors';
 import type { ICloneRequest } from '../tokens';
 import { bytesEqual, notebookText, randomBytes, utf8 } from './fakes/bytes';
 import { FakeCommitter, FakeContentsManager } from './fakes/contents';
-import { FakeObjectStore } from './fakes/store';
+import { etagOf, FakeObjectStore } from './fakes/store';
 import { rejection } from './fakes/rejection';
 
 // Formatting that a parse-and-stringify would change.
@@ -520,6 +520,125 @@ describe('cloneObject', () => {
       );
       expect(readBack.length).toBeGreaterThan(0);
       expect(contents.readText('big.ipynb')).toBe(big);
+    });
+  });
+
+  describe("through the server's create path", () => {
+    let committer: FakeCommitter;
+
+    beforeEach(() => {
+      committer = new FakeCommitter(contents, { create: true });
+      deps = { ...deps, committer };
+    });
+
+    it('saves and commits in one request, byte for byte', async () => {
+      const model = await clone({ target_path: 'work/' });
+      expect(model).toMatchObject({ path: 'work/q3.ipynb', type: 'notebook' });
+      expect(contents.readText('work/q3.ipynb')).toBe(NOTEBOOK);
+      expect(contents.calls.filter(call => call.method === 'save')).toEqual([]);
+      expect(committer.creates).toEqual([
+        {
+          temporaryPath: expect.stringMatching(
+            /^work\/q3\.ipynb\.[0-9a-f]{16}\.bookshelf-partial$/
+          ),
+          folder: 'work',
+          name: 'q3.ipynb',
+          options: {
+            md5: etagOf(utf8(NOTEBOOK)).slice(1, -1),
+            notebook: true
+          }
+        }
+      ]);
+      expect(contents.files()).toEqual(['work/q3.ipynb']);
+    });
+
+    it('keeps every byte of other files, unchecked as notebooks', async () => {
+      const bytes = randomBytes(10000, 31);
+      store.addObject('shared', 'img/plot.png', bytes);
+      await clone({ s3_key: 'img/plot.png' });
+      expect(bytesEqual(contents.readBytes('plot.png'), bytes)).toBe(true);
+      expect(committer.creates[0].options.notebook).toBe(false);
+    });
+
+    it('gives concurrent clones distinct files', async () => {
+      contents.addFile('work/q3.ipynb', 'keep');
+      const models = await Promise.all(
+        Array.from({ length: 10 }, () => clone({ target_path: 'work/' }))
+      );
+      expect(new Set(models.map(model => model.path)).size).toBe(10);
+      expect(contents.files()).toHaveLength(11);
+      expect(contents.readText('work/q3.ipynb')).toBe('keep');
+    });
+
+    it("drops a notebook's byte order mark and nothing else", async () => {
+      store.addObject('shared', 'bom.ipynb', '\ufeff' + NOTEBOOK);
+      await clone({ s3_key: 'bom.ipynb' });
+      expect(contents.readText('bom.ipynb')).toBe(NOTEBOOK);
+    });
+
+    it("refuses what is not a notebook in the page's words, and writes nothing", async () => {
+      store.addObject('shared', 'bad.ipynb', '{"cells": [');
+      const error = await rejection(
+        clone(
+          { s3_key: 'bad.ipynb', target_path: 'work/new/' },
+          {
+            createFolders: true
+          }
+        )
+      );
+      expect(error.code).toBe('NotANotebook');
+      expect(committer.creates).toHaveLength(1);
+      expect(contents.files()).toEqual([]);
+      expect(contents.has('work/new')).toBe(false);
+    });
+
+    it('clones again when the server finds the bytes damaged', async () => {
+      store = new FakeObjectStore({ damagedDownloads: 1 });
+      store.addBucket('shared');
+      store.addObject('shared', 'reports/q3.ipynb', NOTEBOOK);
+      deps = { ...deps, store };
+      await clone({});
+      expect(contents.readText('q3.ipynb')).toBe(NOTEBOOK);
+      expect(committer.creates).toHaveLength(2);
+      expect(contents.files()).toEqual(['q3.ipynb']);
+    });
+
+    it('asks the commit path when the answer was lost, and makes one file', async () => {
+      committer = new FakeCommitter(contents, { create: true, loseAnswers: 1 });
+      deps = { ...deps, committer };
+      const model = await clone({});
+      expect(model.path).toBe('q3.ipynb');
+      expect(contents.files()).toEqual(['q3.ipynb']);
+      expect(committer.calls).toHaveLength(2);
+    });
+
+    it('saves and commits where the server has no create path', async () => {
+      committer = new FakeCommitter(contents);
+      deps = { ...deps, committer };
+      const model = await clone(
+        { target_path: 'work/new/' },
+        {
+          createFolders: true
+        }
+      );
+      expect(model.path).toBe('work/new/q3.ipynb');
+      expect(contents.readText('work/new/q3.ipynb')).toBe(NOTEBOOK);
+      expect(committer.creates).toHaveLength(1);
+      expect(contents.calls.some(call => call.method === 'save')).toBe(true);
+    });
+
+    it('removes the file of a clone cancelled while the request ran', async () => {
+      // The request takes a while, so the cancel comes during it.
+      contents = new FakeContentsManager({ latency: 30 });
+      committer = new FakeCommitter(contents, { create: true });
+      deps = { ...deps, contents, committer };
+      const controller = new AbortController();
+      const cloning = clone({}, { signal: controller.signal });
+      await waitFor(() => committer.creates.length === 1);
+      controller.abort();
+      const error = await rejection(cloning);
+      expect(error.code).toBe('Cancelled');
+      expect(contents.files()).toEqual([]);
     });
   });
 

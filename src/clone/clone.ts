@@ -14,7 +14,7 @@ import {
   throwIfAborted
 } from '../errors/errors';
 import type { ICloneRequest, ITransferProgress } from '../tokens';
-import type { IObjectStore } from '../s3/types';
+import type { IObjectData, IObjectStore } from '../s3/types';
 import {
   DOWNLOAD_ATTEMPTS,
   isChecksumMismatch,
@@ -35,6 +35,7 @@ import { keyBaseName } from '../s3/names';
 import { checkCloneRequest, checkFileName } from './request';
 import {
   asSaveFailed,
+  createNewFile,
   hasResponseStatus,
   writeNewFile,
   type IByteStream,
@@ -193,6 +194,11 @@ async function saveObject(
   checkSize(object.bytes.length, options.maxObjectSizeMB);
   throwIfAborted(signal);
 
+  const created = await createAtTarget(deps, target, object, options, trans);
+  if (created) {
+    return created;
+  }
+
   let data: IClassifiedObject;
   try {
     data = classifyObject(target.name, object.bytes, trans);
@@ -342,6 +348,57 @@ async function writeAtTarget(
     await removeEmptyFolders(deps.contents, created);
     throw asSaveFailed(error, target.folder, trans);
   }
+}
+
+/**
+ * Save and commit the bytes in one request, through the server's create
+ * path, which checks them as they arrive (their MD5, a notebook's
+ * structure); creates the target's missing folders first and removes them
+ * if that fails. Resolves to null where the server has no create path
+ * (see `createNewFile`).
+ */
+async function createAtTarget(
+  deps: ICloneDependencies,
+  target: ICloneTarget & { missing?: string[] },
+  object: IObjectData,
+  options: ICloneObjectOptions,
+  trans: TranslationBundle
+): Promise<Contents.IModel | null> {
+  const { committer, contents } = deps;
+  if (!committer?.create) {
+    return null;
+  }
+  const created = await createFolders(contents, target.missing ?? []);
+  let model: Contents.IModel | null;
+  try {
+    model = await createNewFile(
+      contents,
+      committer,
+      target.folder,
+      target.name,
+      object.bytes,
+      {
+        md5: object.md5,
+        notebook: isNotebookName(target.name),
+        signal: options.signal,
+        onProgress: progress =>
+          options.onProgress?.({ phase: 'save', ...progress }),
+        trans
+      }
+    );
+  } catch (error) {
+    await removeEmptyFolders(contents, created);
+    if (isBookshelfError(error, 'NotANotebook')) {
+      // The page's own check says it in the person's language.
+      classifyObject(target.name, object.bytes, trans).check?.();
+    }
+    throw asSaveFailed(error, target.folder, trans);
+  }
+  if (!model) {
+    // Written the other way, which makes them again.
+    await removeEmptyFolders(contents, created);
+  }
+  return model;
 }
 
 /**

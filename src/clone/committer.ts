@@ -37,6 +37,36 @@ export interface ICommitter {
    * rejects with `NotANotebook` saying why it is not one.
    */
   checkNotebook?(temporaryPath: string): Promise<boolean>;
+
+  /**
+   * Save `bytes` as `temporaryPath` and commit it to `name` in `folder` (as
+   * `commit` does) in one request, on the server, which writes the bytes as
+   * they arrive: a clone's save and commit without the contents API's JSON
+   * (text or base64) and without a second request. The server compares the
+   * bytes' MD5 with `md5` (hex) and, with `notebook`, checks them with the
+   * clone's notebook rules and drops a leading byte order mark; nothing is
+   * written unless all passes. Resolves to the new file's model, or null
+   * when the server cannot (no server extension, an older one, files not on
+   * its disk): then save and commit. Rejects as `commit` does, and with
+   * `Corrupted` (`detail.reason` 'checksum') or `NotANotebook` saying why.
+   */
+  create?(
+    temporaryPath: string,
+    folder: string,
+    name: string,
+    bytes: Uint8Array,
+    options: ICreateOptions
+  ): Promise<Contents.IModel | null>;
+}
+
+/**
+ * What the server checks of the bytes of `ICommitter.create`.
+ */
+export interface ICreateOptions {
+  /** The object's MD5 (hex), when its ETag is one. */
+  md5?: string;
+  /** Check them as a notebook, and drop a leading byte order mark. */
+  notebook: boolean;
 }
 
 /**
@@ -59,8 +89,7 @@ export class ServerCommitter implements ICommitter {
   constructor(private readonly _settings: ServerConnection.ISettings) {}
 
   checkNotebook(temporaryPath: string): Promise<boolean> {
-    if (temporaryPath.split('/')[0].includes(':')) {
-      // Another drive: not a file of this server (see `commit`).
+    if (isOtherDrive(temporaryPath)) {
       return Promise.resolve(false);
     }
     return checkOnServer(this._settings, temporaryPath).then(
@@ -73,9 +102,7 @@ export class ServerCommitter implements ICommitter {
     folder: string,
     name: string
   ): Promise<Contents.IModel | null> {
-    if (folder.split('/')[0].includes(':')) {
-      // Another drive of the contents manager (as Lab reads a path's
-      // first part): not files of this server.
+    if (isOtherDrive(folder)) {
       return null;
     }
     const url = URLExt.join(
@@ -95,25 +122,113 @@ export class ServerCommitter implements ICommitter {
       },
       this._settings
     );
-    const body = await response.json().catch(() => null);
-    if (response.status === 201) {
-      if (isModel(body)) {
-        return body;
-      }
-      // Committed, but the answer did not arrive whole: lost, as a body
-      // cut off in the browser ('network error'); the writer asks again.
-      throw new ServerConnection.NetworkError(new TypeError('network error'));
-    }
-    // The commit path's own errors carry a code; anything else is not it.
-    const fromCommitPath = typeof body?.code === 'string';
-    if (!fromCommitPath && NO_COMMIT_PATH.includes(response.status)) {
+    return createdModel(response);
+  }
+
+  async create(
+    temporaryPath: string,
+    folder: string,
+    name: string,
+    bytes: Uint8Array,
+    options: ICreateOptions
+  ): Promise<Contents.IModel | null> {
+    if (isOtherDrive(folder) || this._noCreatePath) {
       return null;
     }
-    throw new ServerConnection.ResponseError(
+    const query = new URLSearchParams({
+      path: temporaryPath,
+      target: joinPath(folder, name)
+    });
+    if (options.md5) {
+      query.set('md5', options.md5);
+    }
+    if (options.notebook) {
+      query.set('check', 'notebook');
+    }
+    const url =
+      URLExt.join(this._settings.baseUrl, 'api', 'bookshelf', 'create') +
+      `?${query}`;
+    const response = await ServerConnection.makeRequest(
+      url,
+      {
+        method: 'POST',
+        body: bytes,
+        headers: { 'Content-Type': 'application/octet-stream' }
+      },
+      this._settings
+    );
+    const model = await createdModel(response, ['NotConfigured'], body => {
+      if (body?.code === 'Corrupted') {
+        return new BookshelfError({
+          code: 'Corrupted',
+          detail: {
+            reason: 'checksum',
+            expected: String(body.expected ?? options.md5 ?? ''),
+            actual: String(body.actual ?? '')
+          }
+        });
+      }
+      if (body?.code === 'NotANotebook') {
+        // The server's words: the rules are the browser's (src/rules).
+        return new BookshelfError({
+          code: 'NotANotebook',
+          detail: { message: String(body.message) }
+        });
+      }
+      return null;
+    });
+    if (model === null) {
+      // Not asked again on this page: the body would be sent in vain.
+      this._noCreatePath = true;
+    }
+    return model;
+  }
+
+  private _noCreatePath = false;
+}
+
+/**
+ * Whether `folder` is on another drive of the contents manager (as Lab
+ * reads a path's first part): not files of this server.
+ */
+function isOtherDrive(folder: string): boolean {
+  return folder.split('/')[0].includes(':');
+}
+
+/**
+ * The new file's model from the answer of the commit or create path; null
+ * when the server has no such path (or answers one of the `unable` codes);
+ * the error of `refusal(body)` or a `ResponseError` for a refusal.
+ */
+async function createdModel(
+  response: Response,
+  unable: string[] = [],
+  refusal: (body: any) => Error | null = () => null
+): Promise<Contents.IModel | null> {
+  const body = await response.json().catch(() => null);
+  if (response.status === 201) {
+    if (isModel(body)) {
+      return body;
+    }
+    // Committed, but the answer did not arrive whole: lost, as a body
+    // cut off in the browser ('network error'); the writer asks again.
+    throw new ServerConnection.NetworkError(new TypeError('network error'));
+  }
+  // The commit path's own errors carry a code; anything else is not it.
+  const code = typeof body?.code === 'string' ? body.code : null;
+  if (
+    (code === null || unable.includes(code)) &&
+    NO_COMMIT_PATH.includes(response.status)
+  ) {
+    return null;
+  }
+  throw (
+    refusal(body) ??
+    new ServerConnection.ResponseError(
       response,
       typeof body?.message === 'string' ? body.message : undefined
-    );
-  }
+    )
+  );
 }
 
 /**

@@ -8,6 +8,9 @@
  * server extension (JupyterLite) the temporary file is renamed to the first
  * free name instead: a rename onto an existing path answers 409, and the
  * browser's locks keep its own clones from racing the rename's check.
+ * Bytes the page holds whole go to the server extension's create path
+ * instead where it answers (`createNewFile`): saved and committed in one
+ * request, without the contents API's JSON.
  */
 
 import type { Contents } from '@jupyterlab/services';
@@ -20,11 +23,12 @@ import { TRANSLATION_DOMAIN } from '../package';
 import {
   BookshelfError,
   cancelled,
+  isBookshelfError,
   throwIfAborted,
   unlessAborted
 } from '../errors/errors';
 import type { ITransferProgress } from '../tokens';
-import type { ICommitter } from './committer';
+import type { ICommitter, ICreateOptions } from './committer';
 import { bytesToBase64, decodeUtf8, type IFileData } from './content';
 import { defaultFolderLocks, type IFolderLocks } from './locks';
 import { candidateNames, joinPath } from './naming';
@@ -606,11 +610,7 @@ async function commitOnServer(
   options: IWriteOptions
 ): Promise<Contents.IModel | null> {
   const refusal = (error: unknown) =>
-    // No free name after the server's attempts, which are the writer's
-    // default number.
-    responseStatus(error) === 409
-      ? noFreeName(folder, name, DEFAULT_MAX_ATTEMPTS, options.trans)
-      : error;
+    commitRefusal(error, folder, name, options.trans);
   try {
     return await committer.commit(temporaryPath, folder, name);
   } catch (error) {
@@ -628,6 +628,91 @@ async function commitOnServer(
     }
     return again;
   }
+}
+
+/**
+ * Options of `createNewFile`.
+ */
+export interface ICreateNewFileOptions extends ICreateOptions {
+  signal?: AbortSignal;
+  onProgress?: (progress: ITransferProgress) => void;
+  trans?: TranslationBundle;
+}
+
+/**
+ * Write `bytes` as a new file in `folder` named `name`, or the first free
+ * increment of it, through the server's create path (`ICommitter.create`):
+ * saved and committed in one request, with the same guarantees as
+ * `writeNewFile`. Resolves to null when the server has no create path, so
+ * that the caller writes with `writeNewFile` instead.
+ *
+ * The request is not cancelled once sent (its commit cannot be): a clone
+ * cancelled meanwhile removes the file it made when the answer comes.
+ */
+export async function createNewFile(
+  contents: IContentsWriter,
+  committer: ICommitter,
+  folder: string,
+  name: string,
+  bytes: Uint8Array,
+  options: ICreateNewFileOptions
+): Promise<Contents.IModel | null> {
+  const { signal } = options;
+  if (!committer.create) {
+    return null;
+  }
+  throwIfAborted(signal);
+  const temporaryPath = joinPath(folder, temporaryName(name));
+  const total = bytes.length;
+  options.onProgress?.({ loaded: 0, total });
+  let model: Contents.IModel | null;
+  try {
+    model = await committer.create(temporaryPath, folder, name, bytes, {
+      md5: options.md5,
+      notebook: options.notebook
+    });
+  } catch (error) {
+    if (isBookshelfError(error) || !answerLost(error)) {
+      throw commitRefusal(error, folder, name, options.trans);
+    }
+    // The answer was lost: the commit path gives it, or says that nothing
+    // was committed (the server removed what it received).
+    let again: Contents.IModel | null;
+    try {
+      again = await committer.commit(temporaryPath, folder, name);
+    } catch {
+      throw error;
+    }
+    if (!again) {
+      throw error;
+    }
+    model = again;
+  }
+  if (model === null) {
+    return null;
+  }
+  if (signal?.aborted) {
+    await deleteQuietly(contents, model.path);
+    throw cancelled();
+  }
+  options.onProgress?.({ loaded: total, total });
+  return completeModel(contents, model.path, model);
+}
+
+/**
+ * A refused commit as the error to show: no free name after the server's
+ * attempts (409), else as it is.
+ */
+function commitRefusal(
+  error: unknown,
+  folder: string,
+  name: string,
+  trans?: TranslationBundle
+): unknown {
+  // The server's attempts are the writer's default number.
+  return responseStatus(error) === 409
+    ? noFreeName(folder, name, DEFAULT_MAX_ATTEMPTS, trans)
+    : error;
 }
 
 /**

@@ -276,7 +276,7 @@ class SdkObjectStore implements IObjectStore {
       }
     };
     if (options.deferChecksum) {
-      return { head, bytes, verify };
+      return { head, bytes, verify, md5: etagMd5(integrity) ?? undefined };
     }
     verify();
     return { head, bytes };

@@ -54,6 +54,11 @@ export interface IObjectData {
    * when the bytes do not match the object's checksum, if it has one.
    */
   verify?: () => void;
+  /**
+   * The object's MD5 (hex) when its ETag is one (see `etagMd5`), for a
+   * check of the bytes elsewhere (the server's, as it receives them).
+   */
+  md5?: string;
 }
 
 /**

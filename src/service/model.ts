@@ -8,6 +8,7 @@ import { Contents, ServerConnection } from '@jupyterlab/services';
 import { nullTranslator, TranslationBundle } from '@jupyterlab/translation';
 
 import type { ICloneDependencies } from '../clone/clone';
+import type { ICommitter } from '../clone/committer';
 import { TRANSLATION_DOMAIN } from '../package';
 import { BookshelfError, isBookshelfError } from '../errors/errors';
 import {
@@ -174,7 +175,10 @@ export class BookshelfModel implements IBookshelfBackend {
       const deps: ICloneDependencies = {
         store,
         contents: this._options.contents,
-        committer: new ServerCommitter(this._options.serverSettings)
+        // One for the page: it remembers a server without the create path.
+        committer: (this._committer ??= new ServerCommitter(
+          this._options.serverSettings
+        ))
       };
       return await cloneObject(deps, request, {
         defaultFolder: options.defaultFolder ?? '',
@@ -370,5 +374,6 @@ export class BookshelfModel implements IBookshelfBackend {
   private _trans: TranslationBundle;
   private _settings: IBookshelfSettings = DEFAULT_SETTINGS;
   private _conditionalWrites = new ConditionalWritesMemory();
+  private _committer: ICommitter | null = null;
   private _conditionalCompletes = new ConditionalWritesMemory();
 }

@@ -20,7 +20,12 @@
  */
 
 import { Contents, ServerConnection } from '@jupyterlab/services';
-import type { ICommitter, IServerCheck } from '../../clone/committer';
+import type {
+  ICommitter,
+  ICreateOptions,
+  IServerCheck
+} from '../../clone/committer';
+import { BookshelfError } from '../../errors/errors';
 import type { ISavedFile } from '../../publish/publish';
 import { checkNotebook } from '../../clone/content';
 import { etagOf, multipartEtag } from './store';
@@ -417,6 +422,11 @@ export interface IFakeCommitterOptions {
   maxAttempts?: number;
   /** No check path (an older server extension): `checkNotebook` is false. */
   noCheck?: boolean;
+  /**
+   * Offer the create path (`create`), as the server extension does since
+   * it has one; without, `create` answers null as an older one.
+   */
+  create?: boolean;
 }
 
 /**
@@ -447,6 +457,56 @@ export class FakeCommitter implements ICommitter {
     }
     checkNotebook(this._contents.readBytes(temporaryPath));
     return true;
+  }
+
+  /** The create requests, in order. */
+  readonly creates: {
+    temporaryPath: string;
+    folder: string;
+    name: string;
+    options: ICreateOptions;
+  }[] = [];
+
+  /**
+   * The server's create path: the bytes written to the temporary file,
+   * their MD5 compared, a notebook checked with the browser's rules (which
+   * the server applies too) and its byte order mark dropped, then the
+   * commit; nothing is left when one fails.
+   */
+  async create(
+    temporaryPath: string,
+    folder: string,
+    name: string,
+    bytes: Uint8Array,
+    options: ICreateOptions
+  ): Promise<Contents.IModel | null> {
+    this.creates.push({ temporaryPath, folder, name, options });
+    await delay(this._contents.options.latency ?? 0);
+    if (this.options.absent || !this.options.create) {
+      return null;
+    }
+    const actual = etagOf(bytes).slice(1, -1);
+    if (options.md5 !== undefined && actual !== options.md5) {
+      throw new BookshelfError({
+        code: 'Corrupted',
+        detail: { reason: 'checksum', expected: options.md5, actual }
+      });
+    }
+    let kept = bytes;
+    if (options.notebook) {
+      const mark = bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf;
+      kept = mark ? bytes.subarray(3) : bytes;
+      checkNotebook(kept);
+    }
+    this._contents.addFile(temporaryPath, kept);
+    try {
+      return await this.commit(temporaryPath, folder, name);
+    } catch (error) {
+      if (!(error instanceof ServerConnection.NetworkError)) {
+        await this._contents.delete(temporaryPath).catch(() => undefined);
+      }
+      throw error;
+    }
   }
 
   async commit(

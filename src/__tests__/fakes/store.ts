@@ -249,10 +249,12 @@ export class FakeObjectStore implements IObjectStore {
             verify: data.verify ?? (() => undefined)
           }
         : data;
+    // As the real store: the MD5 of the ETag, of the bytes S3 holds.
+    const md5 = etagOf(version.bytes).slice(1, -1);
     if (this._downloads++ >= (this.options.damagedDownloads ?? 0)) {
       return asPieces(
         options.deferChecksum || streamed
-          ? { head: head(version), bytes, verify: () => undefined }
+          ? { head: head(version), bytes, verify: () => undefined, md5 }
           : { head: head(version), bytes }
       );
     }
@@ -278,7 +280,8 @@ export class FakeObjectStore implements IObjectStore {
       bytes,
       verify: () => {
         throw damaged();
-      }
+      },
+      md5
     });
   }
 
