@@ -1,5 +1,6 @@
 import {
   cloneObject,
+  CREATE_STREAM_ABOVE_BYTES,
   ICloneDependencies,
   ICloneObjectOptions,
   ICloneProgress,
@@ -625,6 +626,48 @@ describe('cloneObject', () => {
       expect(contents.readText('work/new/q3.ipynb')).toBe(NOTEBOOK);
       expect(committer.creates).toHaveLength(1);
       expect(contents.calls.some(call => call.method === 'save')).toBe(true);
+    });
+
+    it('takes objects up to 16 MiB whole, and streams larger ones', async () => {
+      options.maxObjectSizeMB = 40;
+      const whole = randomBytes(CREATE_STREAM_ABOVE_BYTES, 32);
+      const larger = randomBytes(CREATE_STREAM_ABOVE_BYTES + 1, 33);
+      store.addObject('shared', 'whole.bin', whole);
+      store.addObject('shared', 'larger.bin', larger);
+      try {
+        await clone({ s3_key: 'whole.bin' });
+        expect(committer.creates).toHaveLength(1);
+        expect(contents.calls.some(call => call.method === 'save')).toBe(false);
+        await clone({ s3_key: 'larger.bin' });
+        expect(committer.creates).toHaveLength(1);
+        expect(contents.calls.some(call => call.chunk === -1)).toBe(true);
+      } finally {
+        options.maxObjectSizeMB = 10;
+      }
+      expect(bytesEqual(contents.readBytes('whole.bin'), whole)).toBe(true);
+      expect(bytesEqual(contents.readBytes('larger.bin'), larger)).toBe(true);
+    });
+
+    it('streams objects above 8 MiB once the server said it has no create path', async () => {
+      options.maxObjectSizeMB = 40;
+      committer = new FakeCommitter(contents);
+      deps = { ...deps, committer };
+      store.addObject('shared', 'a.bin', randomBytes(100, 34));
+      store.addObject(
+        'shared',
+        'b.bin',
+        randomBytes(STREAM_ABOVE_BYTES + 1, 35)
+      );
+      try {
+        await clone({ s3_key: 'a.bin' });
+        expect(committer.creates).toHaveLength(1);
+        expect(committer.createUnavailable).toBe(true);
+        await clone({ s3_key: 'b.bin' });
+        expect(committer.creates).toHaveLength(1);
+        expect(contents.calls.some(call => call.chunk === -1)).toBe(true);
+      } finally {
+        options.maxObjectSizeMB = 10;
+      }
     });
 
     it('removes the file of a clone cancelled while the request ran', async () => {

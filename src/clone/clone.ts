@@ -164,7 +164,7 @@ async function saveObject(
     signal,
     maxBytes: sizeLimitBytes(options.maxObjectSizeMB),
     deferChecksum: true,
-    streamAbove: options.streamAbove ?? STREAM_ABOVE_BYTES,
+    streamAbove: options.streamAbove ?? streamAbove(deps.committer),
     onProgress: (loaded, total) =>
       onProgress?.({ phase: 'download', loaded, total })
   });
@@ -233,6 +233,21 @@ async function saveObject(
  * (`checkSavedNotebook`); a smaller one in the page, while it is saved.
  */
 export const STREAM_ABOVE_BYTES = 8 * 1024 * 1024;
+
+/**
+ * `STREAM_ABOVE_BYTES` where the server's create path takes the bytes
+ * (`ICommitter.create`): the page then holds them once, as they came (no
+ * text, no base64, no JSON), so an object twice as large costs it no more
+ * memory than one of 8 MiB on the other path, and is saved in one request
+ * without hashing it on the page's thread.
+ */
+export const CREATE_STREAM_ABOVE_BYTES = 16 * 1024 * 1024;
+
+function streamAbove(committer: ICommitter | undefined): number {
+  return committer?.create && !committer.createUnavailable
+    ? CREATE_STREAM_ABOVE_BYTES
+    : STREAM_ABOVE_BYTES;
+}
 
 /**
  * `writeAtTarget` of a streamed download, marking a cut-off as one to try

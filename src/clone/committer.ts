@@ -50,6 +50,9 @@ export interface ICommitter {
    * its disk): then save and commit. Rejects as `commit` does, and with
    * `Corrupted` (`detail.reason` 'checksum') or `NotANotebook` saying why.
    */
+  /** True once `create` answered that the server cannot. */
+  readonly createUnavailable?: boolean;
+
   create?(
     temporaryPath: string,
     folder: string,
@@ -132,7 +135,7 @@ export class ServerCommitter implements ICommitter {
     bytes: Uint8Array,
     options: ICreateOptions
   ): Promise<Contents.IModel | null> {
-    if (isOtherDrive(folder) || this._noCreatePath) {
+    if (isOtherDrive(folder) || this.createUnavailable) {
       return null;
     }
     const query = new URLSearchParams({
@@ -179,12 +182,12 @@ export class ServerCommitter implements ICommitter {
     });
     if (model === null) {
       // Not asked again on this page: the body would be sent in vain.
-      this._noCreatePath = true;
+      this.createUnavailable = true;
     }
     return model;
   }
 
-  private _noCreatePath = false;
+  createUnavailable = false;
 }
 
 /**

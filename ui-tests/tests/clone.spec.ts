@@ -526,7 +526,7 @@ test.describe('clone through the API', () => {
     );
   });
 
-  test('an object above 8 MiB is saved while it downloads, byte for byte, no temporary file left', async ({
+  test('an object above 16 MiB is saved while it downloads, byte for byte, no temporary file left', async ({
     lab,
     tmpPath
   }) => {
@@ -548,7 +548,7 @@ test.describe('clone through the API', () => {
     expect(await listFolder(lab, tmpPath)).toEqual(['data.bin']);
   });
 
-  test('a notebook above 8 MiB is saved while it downloads and checked by the server, without its byte order mark', async ({
+  test('a notebook above 16 MiB is saved while it downloads and checked by the server, without its byte order mark', async ({
     lab,
     tmpPath
   }) => {
@@ -591,14 +591,14 @@ test.describe('clone through the API', () => {
     expect(await listFolder(lab, tmpPath)).toEqual(['big.ipynb']);
   });
 
-  test('a notebook above 8 MiB that is not one is refused by the check, and nothing is written', async ({
+  test('a notebook above 16 MiB that is not one is refused by the check, and nothing is written', async ({
     lab,
     tmpPath
   }) => {
     const key = `streamed/${Date.now()}/bad.ipynb`;
     const notNotebook = JSON.stringify({
       cells: [],
-      metadata: { filler: 'x'.repeat(9 * 1024 * 1024) },
+      metadata: { filler: 'x'.repeat(17 * 1024 * 1024) },
       nbformat: 9,
       nbformat_minor: 0
     });
@@ -611,6 +611,59 @@ test.describe('clone through the API', () => {
     expect(error.code).toBe('NotANotebook');
     expect(error.message).toContain('nbformat');
     expect(await listFolder(lab, tmpPath)).toEqual([]);
+  });
+
+  test('an object up to 16 MiB goes to the server in one request, as it came, checked there', async ({
+    lab,
+    tmpPath
+  }) => {
+    // 12 MiB of a notebook with a byte order mark, non-ASCII text and CRLF.
+    const notebook = JSON.stringify({
+      cells: [
+        {
+          cell_type: 'markdown',
+          id: 'mid',
+          metadata: {},
+          source: ['# Mittel\r\n', 'ü'.repeat(6 * 1024 * 1024)]
+        }
+      ],
+      metadata: {},
+      nbformat: 4,
+      nbformat_minor: 5
+    });
+    const key = `whole/${Date.now()}/mid +?#%.ipynb`;
+    await putObject(
+      'examples',
+      key,
+      Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(notebook)]),
+      'application/x-ipynb+json'
+    );
+    const requests: string[] = [];
+    const record = (request: any) => {
+      const url = new URL(request.url());
+      // Lab's own requests (workspace saves and the like) aside.
+      if (/\/api\/(bookshelf|contents)/.test(url.pathname)) {
+        requests.push(`${request.method()} ${url.pathname}`);
+      }
+    };
+    lab.on('request', record);
+    const model = await callBookshelf<any>(lab, 'clone', {
+      s3_bucket: 'examples',
+      s3_key: key,
+      target_path: `${tmpPath}/`
+    });
+    lab.off('request', record);
+    expect(model.path).toBe(`${tmpPath}/mid +?#%.ipynb`);
+    // Beside the folder check (a GET), no save of a temporary file, no
+    // commit, no check: one request.
+    expect(requests.filter(request => !request.startsWith('GET '))).toEqual([
+      'POST /api/bookshelf/create'
+    ]);
+    const saved = fs.readFileSync(
+      path.join(fixture().root_dir, tmpPath, 'mid +?#%.ipynb')
+    );
+    expect(saved.equals(Buffer.from(notebook))).toBe(true);
+    expect(await listFolder(lab, tmpPath)).toEqual(['mid +?#%.ipynb']);
   });
 
   test('an invalid notebook is refused and nothing is written', async ({

@@ -459,6 +459,8 @@ export class FakeCommitter implements ICommitter {
     return true;
   }
 
+  createUnavailable = false;
+
   /** The create requests, in order. */
   readonly creates: {
     temporaryPath: string;
@@ -483,6 +485,8 @@ export class FakeCommitter implements ICommitter {
     this.creates.push({ temporaryPath, folder, name, options });
     await delay(this._contents.options.latency ?? 0);
     if (this.options.absent || !this.options.create) {
+      // As the server's committer: not asked again.
+      this.createUnavailable = true;
       return null;
     }
     const actual = etagOf(bytes).slice(1, -1);
