@@ -41,7 +41,7 @@ from .server_access.clone import (
 from .server_access.publish import check_publishable_file, server_publish, upload_progress
 from .server_access.transfers import start_check
 from .settings import allowed_buckets, effective_settings, features, settings_paths
-from .upload import ReceivedFile, read_create_options
+from .upload import NotebookCheckAsItArrives, ReceivedFile, read_create_options
 from .validation import (
     DEEP_LINK_PARAMETER,
     LANDING_PATH,
@@ -436,6 +436,7 @@ class CreateHandler(_BookshelfMixin, APIHandler):
 
     _received: ReceivedFile | None = None
     _refusal: BookshelfError | None = None
+    _check: NotebookCheckAsItArrives | None = None
 
     async def prepare(self) -> None:  # type:ignore[override]
         await super().prepare()
@@ -473,6 +474,7 @@ class CreateHandler(_BookshelfMixin, APIHandler):
         )
         try:
             received = ReceivedFile(cm._get_os_path(temporary), strip_bom=self._notebook)
+            self._check = NotebookCheckAsItArrives() if self._notebook else None
         except FileExistsError:
             raise BookshelfError(
                 "InvalidRequest", "path: a file of that name exists already.", "path"
@@ -482,15 +484,18 @@ class CreateHandler(_BookshelfMixin, APIHandler):
         self._committed = committer.commit_when(temporary, target, self._ready)
         return received
 
-    def data_received(self, chunk: bytes) -> None:
+    async def data_received(self, chunk: bytes) -> None:
         received = self._received
         if received is None:
             return  # refused: the body is read and dropped
         try:
-            received.write(chunk)
+            written = received.write(chunk)
         except OSError as error:
             self._refusal = commit_failure(error)
             self._give_up(error)
+            return
+        if self._check is not None and written:
+            await self._check.put(written)
 
     def on_connection_close(self) -> None:
         # Cut off before the body's end: nothing half-written stays.
@@ -504,6 +509,8 @@ class CreateHandler(_BookshelfMixin, APIHandler):
         if received is None:
             return
         received.discard()
+        if self._check is not None:
+            self._check.abandon()
         if not self._ready.done():
             if isinstance(error, Exception):
                 self._ready.set_exception(error)
@@ -519,7 +526,7 @@ class CreateHandler(_BookshelfMixin, APIHandler):
             finish_error(self, self._refusal or BookshelfError("SaveFailed", "Nothing was saved."))
             return
         try:
-            digest = received.close()
+            digest, last = received.close()
             if self._md5 is not None and digest != self._md5:
                 self._give_up(BookshelfError("Corrupted", "The bytes were damaged on the way."))
                 received.discard()
@@ -536,8 +543,13 @@ class CreateHandler(_BookshelfMixin, APIHandler):
                     actual=digest,
                 )
                 return
-            if self._notebook:
-                await asyncio.wrap_future(start_check(check_notebook_file, received.os_path))
+            if self._check is not None:
+                if last:
+                    await self._check.put(last)
+                if not await self._check.result():
+                    # Its JSON or UTF-8 broke: where, the file says.
+                    await asyncio.wrap_future(start_check(check_notebook_file, received.os_path))
+                self._check = None
             self._received = None
             self._ready.set_result(None)
             # Shielded: a caller that goes away does not stop a commit half-way.

@@ -14,14 +14,17 @@ contents API and the commit elsewhere.
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import os
+import queue
 import re
 from collections.abc import Mapping
 from typing import Any
 
 from .errors import BookshelfError
-from .server_access.notebook import BYTE_ORDER_MARK
+from .server_access.notebook import BYTE_ORDER_MARK, check_notebook_once
+from .server_access.transfers import in_transfer_thread, start_check
 
 #: A hex MD5 digest, as the browser sends the one it read from the object's ETag.
 _MD5_HEX = re.compile(r"[0-9a-f]{32}")
@@ -55,24 +58,28 @@ class ReceivedFile:
         descriptor = os.open(os_path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o666)
         self._file: Any = os.fdopen(descriptor, "wb")
 
-    def write(self, chunk: bytes) -> None:
+    def write(self, chunk: bytes) -> bytes:
+        """Write a piece of the body; the bytes written (a notebook's first ones wait until it
+        is known whether they are a byte order mark)."""
         self._md5.update(chunk)
         self.size += len(chunk)
         if self._pending is not None:
             self._pending += chunk
             if len(self._pending) < len(BYTE_ORDER_MARK):
-                return
+                return b""
             chunk = self._pending.removeprefix(BYTE_ORDER_MARK)
             self._pending = None
         self._file.write(chunk)
+        return chunk
 
-    def close(self) -> str:
-        """Close the file; the hex MD5 of the bytes received."""
-        if self._pending:
-            self._file.write(self._pending)
-            self._pending = None
+    def close(self) -> tuple[str, bytes]:
+        """Close the file; the hex MD5 of the bytes received, and the last bytes written
+        (those that waited, if any)."""
+        last = self._pending or b""
+        self._pending = None
+        self._file.write(last)
         self._file.close()
-        return self._md5.hexdigest()
+        return self._md5.hexdigest(), last
 
     def discard(self) -> None:
         """Close and remove the file (a failed or cut-off request)."""
@@ -84,3 +91,71 @@ class ReceivedFile:
             os.unlink(self.os_path)
         except FileNotFoundError:
             pass
+
+
+class NotebookCheckAsItArrives:
+    """The clone's notebook check (``check_notebook_once``) of a body while it arrives, in a
+    thread of the checks' pool: when the body ends, most of the check is done, instead of all of
+    it still to do. At most ``QUEUED`` pieces wait for the check, so memory stays flat; a body
+    that comes faster waits for it (``put``). A check that found the document is not a
+    notebook takes no more pieces."""
+
+    QUEUED = 32
+
+    def __init__(self) -> None:
+        self._pieces: queue.Queue[bytes | None] = queue.Queue(self.QUEUED)
+        self._buffer = b""
+        self._abandoned = False
+        self._done = start_check(check_notebook_once, self, "clone")
+
+    def read(self, size: int = -1) -> bytes:
+        """The parser's read: the next piece, or b"" at the end."""
+        if self._abandoned:
+            return b""
+        if not self._buffer:
+            piece = self._pieces.get()
+            if piece is None:
+                return b""
+            self._buffer = piece
+        if 0 <= size < len(self._buffer):
+            out, self._buffer = self._buffer[:size], self._buffer[size:]
+        else:
+            out, self._buffer = self._buffer, b""
+        return out
+
+    async def put(self, piece: bytes | None) -> None:
+        """Hand a piece to the check (None: the end), waiting off the event loop while the
+        check is behind."""
+        try:
+            self._pieces.put_nowait(piece)
+        except queue.Full:
+            await in_transfer_thread(self._put_waiting, piece)
+
+    def _put_waiting(self, piece: bytes | None) -> None:
+        while not self._done.done():
+            try:
+                self._pieces.put(piece, timeout=0.05)
+                return
+            except queue.Full:
+                continue
+
+    async def result(self) -> bool:
+        """End the check: True when the document passed, False when its JSON or UTF-8 broke
+        (say where from the file); raises ``NotANotebook``."""
+        await self.put(None)
+        return await asyncio.wrap_future(self._done)
+
+    def abandon(self) -> None:
+        """Stop the check of a body that will not be committed."""
+        self._abandoned = True
+        while True:
+            try:
+                self._pieces.get_nowait()
+            except queue.Empty:
+                break
+        try:
+            # Wakes a check waiting for a piece (one that is not sees the flag).
+            self._pieces.put_nowait(None)
+        except queue.Full:
+            pass
+        self._done.add_done_callback(lambda done: done.cancelled() or done.exception())

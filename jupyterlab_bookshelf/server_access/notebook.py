@@ -173,6 +173,20 @@ def check_notebook_stream(file: BinaryIO, purpose: Purpose = "clone") -> None:
     check_notebook_value(outline, purpose)
 
 
+def check_notebook_once(file: BinaryIO, purpose: Purpose = "clone") -> bool:
+    """``check_notebook_stream``'s rules on a file that cannot be read again (bytes as they
+    arrive): raises ``NotANotebook`` for a document that is not a notebook, and answers False
+    when its JSON or UTF-8 breaks, for the caller to say where from a copy it can read again
+    (``check_notebook_stream``)."""
+    events = ijson.basic_parse(file, buf_size=READ_SIZE, use_float=True)
+    try:
+        outline = _outline(events)
+    except ijson.JSONError:
+        return False
+    check_notebook_value(outline, purpose)
+    return True
+
+
 _STARTS = ("start_map", "start_array")
 _ENDS = ("end_map", "end_array")
 #: Top-level values whose content a message may quote (``_found``).

@@ -319,3 +319,47 @@ def test_a_commit_asked_while_the_body_comes_fails_with_it(
 
     run(together())
     assert files(jp_root_dir) == []
+
+
+def big_notebook(cells: int) -> bytes:
+    """A notebook of many cells: many parser events, as real ones have."""
+    cell = {"cell_type": "code", "execution_count": 1, "metadata": {}, "outputs": [], "id": "c"}
+    return json.dumps(
+        {
+            "nbformat": 4,
+            "nbformat_minor": 5,
+            "metadata": {"kernelspec": {"name": "python3"}},
+            "cells": [{**cell, "source": [f"x = {n}\n", "print('ü', x)\n"]} for n in range(cells)],
+        },
+        ensure_ascii=False,
+    ).encode()
+
+
+def test_a_large_notebook_is_checked_as_it_arrives_and_kept_whole(run, create, jp_root_dir):
+    data = b"\xef\xbb\xbf" + big_notebook(70_000)
+    assert len(data) > 8 * 1024 * 1024
+    response = run(
+        create(temporary("big.ipynb"), "big.ipynb", data, md5=md5(data), check="notebook")
+    )
+    assert response.code == 201
+    assert (jp_root_dir / "big.ipynb").read_bytes() == data[3:]
+    assert files(jp_root_dir) == ["big.ipynb"]
+
+
+@pytest.mark.parametrize(
+    ("damage", "words"),
+    [
+        (lambda data: data.replace(b'"nbformat": 4', b'"nbformat": 9', 1), "nbformat"),
+        (lambda data: data.replace(b'"outputs"', b', "outputs"', 1), "not valid JSON"),
+        (lambda data: data[: len(data) // 2] + b"\xff" + data[len(data) // 2 :], "not UTF-8"),
+    ],
+)
+def test_a_large_body_that_is_not_a_notebook_is_refused_and_nothing_stays(
+    run, create, jp_root_dir, damage, words
+):
+    data = damage(big_notebook(60_000))
+    response = run(create(temporary("big.ipynb"), "big.ipynb", data, check="notebook"))
+    assert response.code == 400
+    assert error(response)["code"] == "NotANotebook"
+    assert words in error(response)["message"]
+    assert files(jp_root_dir) == []
