@@ -524,6 +524,38 @@ describe('cloneObject', () => {
     });
   });
 
+  describe('when S3 asks the person nothing', () => {
+    beforeEach(() => {
+      deps = { ...deps, asksNothing: () => true };
+    });
+
+    it('downloads while the target folder is checked', async () => {
+      // The folder check answers only once the download started.
+      const get = contents.get.bind(contents);
+      contents.get = async (path, fetchOptions) => {
+        await waitFor(() => store.calls.length > 0);
+        return get(path, fetchOptions);
+      };
+      const cloning = clone({ target_path: 'work/sub/' });
+      expect((await cloning).path).toBe('work/sub/q3.ipynb');
+      expect(contents.readText('work/sub/q3.ipynb')).toBe(NOTEBOOK);
+    });
+
+    it('still refuses a missing folder first, and writes nothing', async () => {
+      const error = await rejection(clone({ target_path: 'nope/deeper/' }));
+      expect(error.code).toBe('InvalidRequest');
+      expect(error.detail).toMatchObject({ field: 'target_path' });
+      expect(contents.files()).toEqual([]);
+    });
+
+    it('refuses a missing folder before a missing key', async () => {
+      const error = await rejection(
+        clone({ s3_key: 'reports/missing.ipynb', target_path: 'nope/' })
+      );
+      expect(error.code).toBe('InvalidRequest');
+    });
+  });
+
   describe("through the server's create path", () => {
     let committer: FakeCommitter;
 

@@ -121,3 +121,31 @@ describe('BookshelfModel.updateSettings', () => {
     expect(credentials.hasSessionCredentials).toBe(false);
   });
 });
+
+describe('BookshelfModel.asksNothing', () => {
+  it('is false only in session mode without keys', () => {
+    const credentials = new CredentialsProvider();
+    const model = new BookshelfModel({
+      contents: {} as any,
+      serverSettings: {} as any,
+      credentials,
+      version: '0'
+    });
+    const mode = (name: 'session' | 'anonymous' | 'settings' | 'endpoint') =>
+      model.updateSettings({
+        ...DEFAULT_SETTINGS,
+        credentials: { ...DEFAULT_SETTINGS.credentials, mode: name }
+      });
+    mode('session');
+    expect(model.asksNothing()).toBe(false);
+    credentials.setSessionCredentials({
+      accessKeyId: 'id',
+      secretAccessKey: 's'
+    });
+    expect(model.asksNothing()).toBe(true);
+    for (const other of ['anonymous', 'settings', 'endpoint'] as const) {
+      mode(other);
+      expect(model.asksNothing()).toBe(true);
+    }
+  });
+});

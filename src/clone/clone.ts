@@ -57,6 +57,12 @@ export interface ICloneDependencies {
   committer?: ICommitter;
   /** Default: Web Locks, or page-wide in-memory locks without them. */
   locks?: IFolderLocks;
+  /**
+   * Whether a request to S3 now would ask the person nothing (no prompt
+   * for keys): then the download starts while the target folder is
+   * checked, instead of after. Default: it might ask.
+   */
+  asksNothing?: () => boolean;
 }
 
 /**
@@ -118,24 +124,73 @@ export async function cloneObject(
   const checked = checkCloneRequest(request, trans);
   throwIfAborted(signal);
 
-  // Settle where the file goes before downloading anything.
-  const target = await findTarget(
-    deps.contents,
-    checked,
-    options.defaultFolder ?? '',
-    trans,
-    !!options.createFolders
-  );
-  throwIfAborted(signal);
+  // Where the file goes is settled before the download is used: a
+  // refusal (a missing folder) comes first. The download starts at once
+  // where it asks the person nothing, else once the target is settled (a
+  // clone into a missing folder must not ask for keys first).
+  let early = deps.asksNothing?.()
+    ? startDownload(deps, checked, options)
+    : null;
+  let target: ICloneTarget & { missing?: string[] };
+  try {
+    target = await findTarget(
+      deps.contents,
+      checked,
+      options.defaultFolder ?? '',
+      trans,
+      !!options.createFolders
+    );
+    throwIfAborted(signal);
+  } catch (error) {
+    early?.stop();
+    throw error;
+  }
 
   // A download damaged on the way is found by its checksum only while the
   // save is in flight (see `saveObject`): then the clone starts again.
   return retryDamaged(
     DOWNLOAD_ATTEMPTS,
     signal,
-    () => saveObject(deps, checked, target, options, trans),
+    () => {
+      const download = early ?? startDownload(deps, checked, options);
+      early = null;
+      return saveObject(deps, checked, target, download.object, options, trans);
+    },
     error => isChecksumMismatch(error) || streamsCutOff.has(error as object)
   );
+}
+
+/**
+ * A download started, and how to stop it when it is not used.
+ */
+interface IDownload {
+  object: Promise<IObjectData>;
+  stop: () => void;
+}
+
+function startDownload(
+  deps: ICloneDependencies,
+  request: ICloneRequest,
+  options: ICloneObjectOptions
+): IDownload {
+  const controller = new AbortController();
+  const { signal, onProgress } = options;
+  const stop = () => controller.abort();
+  // For the whole clone: a streamed body is read after the answer came.
+  signal?.addEventListener('abort', stop, { once: true });
+  const object = deps.store.getObject(request.s3_bucket, request.s3_key, {
+    versionId: request.s3_version_id,
+    signal: controller.signal,
+    maxBytes: sizeLimitBytes(options.maxObjectSizeMB),
+    deferChecksum: true,
+    streamAbove: options.streamAbove ?? streamAbove(deps.committer),
+    onProgress: (loaded, total) =>
+      onProgress?.({ phase: 'download', loaded, total })
+  });
+  // A download stopped because the target was refused is not reported.
+  object.catch(() => undefined);
+  // Aborting also ends a body being read (the fetch's own signal).
+  return { object, stop };
 }
 
 /**
@@ -155,19 +210,12 @@ async function saveObject(
   deps: ICloneDependencies,
   request: ICloneRequest,
   target: ICloneTarget & { missing?: string[] },
+  download: Promise<IObjectData>,
   options: ICloneObjectOptions,
   trans: TranslationBundle
 ): Promise<Contents.IModel> {
-  const { signal, onProgress } = options;
-  const object = await deps.store.getObject(request.s3_bucket, request.s3_key, {
-    versionId: request.s3_version_id,
-    signal,
-    maxBytes: sizeLimitBytes(options.maxObjectSizeMB),
-    deferChecksum: true,
-    streamAbove: options.streamAbove ?? streamAbove(deps.committer),
-    onProgress: (loaded, total) =>
-      onProgress?.({ phase: 'download', loaded, total })
-  });
+  const { signal } = options;
+  const object = await download;
   if (object.pieces) {
     // The checksum was computed while the pieces arrived. A notebook is
     // checked once saved, before its commit: by the server, which reads

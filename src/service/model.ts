@@ -178,7 +178,8 @@ export class BookshelfModel implements IBookshelfBackend {
         // One for the page: it remembers a server without the create path.
         committer: (this._committer ??= new ServerCommitter(
           this._options.serverSettings
-        ))
+        )),
+        asksNothing: () => this.asksNothing()
       };
       return await cloneObject(deps, request, {
         defaultFolder: options.defaultFolder ?? '',
@@ -201,6 +202,17 @@ export class BookshelfModel implements IBookshelfBackend {
         versionId: text('s3_version_id')
       });
     }
+  }
+
+  /**
+   * Whether a request to S3 now would ask the person nothing: only session
+   * mode asks, for keys it does not hold yet.
+   */
+  asksNothing(): boolean {
+    return (
+      this._settings.credentials.mode !== 'session' ||
+      this._options.credentials.hasSessionCredentials
+    );
   }
 
   /**
