@@ -133,6 +133,53 @@ describe('publishNotebook', () => {
     };
   });
 
+  describe('when S3 asks the person nothing', () => {
+    it('asks what is at the destination while the notebook is read', async () => {
+      const order: string[] = [];
+      const get = contents.get.bind(contents);
+      contents.get = async (path, fetchOptions) => {
+        order.push(
+          `read, head asked: ${store.calls.includes(`headObject ${BUCKET}/notebooks/work/q3.ipynb`)}`
+        );
+        return get(path, fetchOptions);
+      };
+      await publish('work/q3.ipynb', {}, { ...deps, asksNothing: () => true });
+      expect(order).toEqual(['read, head asked: true']);
+      expect(await storedText('notebooks/work/q3.ipynb')).toBe(SAVED);
+    });
+
+    it('asks it after the read where S3 may ask for keys', async () => {
+      const order: string[] = [];
+      const get = contents.get.bind(contents);
+      contents.get = async (path, fetchOptions) => {
+        order.push(
+          `read, head asked: ${store.calls.some(call => call.startsWith('headObject'))}`
+        );
+        return get(path, fetchOptions);
+      };
+      await publish('work/q3.ipynb', {}, { ...deps, asksNothing: () => false });
+      expect(order).toEqual(['read, head asked: false']);
+    });
+
+    it('still refuses a notebook that cannot be published first', async () => {
+      store = new FakeObjectStore({
+        failure: method =>
+          method === 'headObject' ? { name: 'AccessDenied' } : undefined
+      });
+      store.addBucket(BUCKET, 'Enabled');
+      contents.addFile('work/bad.ipynb', '{"cells": [');
+      const error = await rejection(
+        publish(
+          'work/bad.ipynb',
+          {},
+          { ...deps, store, asksNothing: () => true }
+        )
+      );
+      expect(error.code).toBe('NotANotebook');
+      expect(putCount()).toBe(0);
+    });
+  });
+
   describe('content', () => {
     it('uploads the saved file byte for byte, as a notebook', async () => {
       const result = await publish('work/q3.ipynb');

@@ -111,6 +111,12 @@ export interface IPublishDeps {
    * session). Asked before a put whose protection depends on them.
    */
   conditionalWrites: (bucket: string) => Promise<IConditionalWrites>;
+  /**
+   * Whether a request to S3 now would ask the person nothing (no prompt
+   * for keys): then what is at the destination is asked while the
+   * notebook is read and checked, instead of after. Default: it might ask.
+   */
+  asksNothing?: () => boolean;
 }
 
 /**
@@ -215,6 +221,13 @@ export async function publishNotebook(
     partSize: PART_SIZE
   };
 
+  // What is at the destination, asked at once where that asks the person
+  // nothing; a notebook that cannot be published is still refused first.
+  const existing = deps.asksNothing?.()
+    ? deps.store.headObject(bucket, key)
+    : undefined;
+  existing?.catch(() => undefined); // awaited in decideWrite
+
   // A large saved notebook is read as it is uploaded in parts (and checked
   // on the server meanwhile); anything else is read whole and checked here.
   let saved: ISavedFile | null = null;
@@ -236,7 +249,7 @@ export async function publishNotebook(
   }
   const decision = await decideWrite(
     deps,
-    { path, bucket, key, where, options, trans },
+    { path, bucket, key, where, options, trans, existing },
     saved,
     whole
   ).catch(error => {
@@ -308,6 +321,8 @@ async function decideWrite(
     where: string;
     options: IPublishNotebookOptions;
     trans: TranslationBundle;
+    /** The destination's head, asked already. */
+    existing?: Promise<IObjectHead | null>;
   },
   saved: ISavedFile | null,
   whole: IWholeNotebook | null
@@ -323,7 +338,8 @@ async function decideWrite(
   }
   throwIfAborted(signal);
 
-  const existing = await deps.store.headObject(bucket, key);
+  const existing = await (target.existing ??
+    deps.store.headObject(bucket, key));
   const decision = decideOverwrite(
     settings.overwritePolicy,
     existing,

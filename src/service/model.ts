@@ -316,6 +316,7 @@ export class BookshelfModel implements IBookshelfBackend {
             checkOnServer(this._options.serverSettings, path, partSize, onPart),
           conditionalWrites: bucket =>
             this.conditionalWrites(bucket, s3, settings),
+          asksNothing: () => this.asksNothing(),
           conditionalCompletes: bucket =>
             this._conditionalCompletes.get(
               this.serviceUrl(settings),
