@@ -15,7 +15,6 @@ contents API and the commit elsewhere.
 from __future__ import annotations
 
 import asyncio
-import hashlib
 import os
 import queue
 import re
@@ -24,7 +23,7 @@ from typing import Any
 
 from .errors import BookshelfError
 from .server_access.notebook import BYTE_ORDER_MARK, check_notebook_once
-from .server_access.transfers import in_transfer_thread, start_check
+from .server_access.transfers import BackgroundDigest, in_transfer_thread, start_check
 
 #: A hex MD5 digest, as the browser sends the one it read from the object's ETag.
 _MD5_HEX = re.compile(r"[0-9a-f]{32}")
@@ -51,7 +50,8 @@ class ReceivedFile:
     def __init__(self, os_path: str, strip_bom: bool) -> None:
         self.os_path = os_path
         self.size = 0
-        self._md5 = hashlib.md5(usedforsecurity=False)
+        # Hashed in a thread of its own, beside the writing and the check.
+        self._md5 = BackgroundDigest("md5")
         # The first bytes wait until it is known whether they start with a byte order mark.
         self._pending: bytes | None = b"" if strip_bom else None
         # O_EXCL: never onto an existing file, whoever made it.
@@ -79,10 +79,11 @@ class ReceivedFile:
         self._pending = None
         self._file.write(last)
         self._file.close()
-        return self._md5.hexdigest(), last
+        return self._md5.digest().hex(), last
 
     def discard(self) -> None:
         """Close and remove the file (a failed or cut-off request)."""
+        self._md5.close()
         try:
             self._file.close()
         except OSError:
