@@ -10,7 +10,7 @@ import { createHash, webcrypto } from 'crypto';
 import { ReadableStream as NodeReadableStream } from 'stream/web';
 
 import { BookshelfError } from '../errors/errors';
-import { createObjectStore } from '../s3/client';
+import { cacheMode, createObjectStore } from '../s3/client';
 import { DOWNLOAD_ATTEMPTS, UPLOAD_ATTEMPTS } from '../s3/retry';
 import type { IObjectStore } from '../s3/types';
 import { FakeS3Http, md5Hex } from './fakes/http';
@@ -354,5 +354,21 @@ describe('SdkObjectStore.putObject over a failing network', () => {
   it('encodes text bodies as UTF-8', async () => {
     await store(http).putObject('b', 'n.ipynb', 'héllo');
     expect(new TextDecoder().decode(http.get('b', 'n.ipynb'))).toBe('héllo');
+  });
+});
+
+describe('cacheMode', () => {
+  it('bypasses the HTTP cache for reads only', () => {
+    expect(['GET', 'HEAD', 'get'].map(cacheMode)).toEqual([
+      'no-store',
+      'no-store',
+      'no-store'
+    ]);
+    // Writes keep the preflight cache.
+    expect(['PUT', 'POST', 'DELETE'].map(cacheMode)).toEqual([
+      'default',
+      'default',
+      'default'
+    ]);
   });
 });

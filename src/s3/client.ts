@@ -608,14 +608,11 @@ class SdkObjectStore implements IObjectStore {
             )
           }
         : {}),
-      // Every request bypasses the browser's HTTP cache: S3 answers carry
-      // Last-Modified and no Cache-Control, so Chromium would otherwise
-      // answer a GetObject from its cache heuristically (stale bytes after
-      // a replace, a private object "read" with wrong keys, a damaged
-      // answer served again to every retry). An uploader's own
-      // Cache-Control: max-age must not count either.
+      // Reads bypass the browser's HTTP cache (see `cacheMode`).
       requestHandler: (this._config.requestHandler as any) ?? {
-        cache: 'no-store'
+        requestInit: (request: { method: string }) => ({
+          cache: cacheMode(request.method)
+        })
       },
       credentials: credentials
         ? {
@@ -866,4 +863,22 @@ function givePayloadHash(
     },
     { step: 'build', name: 'bookshelfPayloadHash' }
   );
+}
+
+/**
+ * The browser cache mode of an S3 request. Reads (GET, HEAD) bypass the
+ * HTTP cache: S3 answers carry Last-Modified and no Cache-Control, so
+ * Chromium would otherwise answer a GetObject from its cache heuristically
+ * (stale bytes after a replace, a private object "read" with wrong keys, a
+ * damaged answer served again to every retry), and an uploader's own
+ * Cache-Control: max-age must not count either. Writes (PUT, POST, DELETE)
+ * are never answered from the cache, so they keep the default mode:
+ * Chromium skips its cache of CORS preflights for a request that bypasses
+ * the HTTP cache ('no-store' or 'no-cache'), and every such write would
+ * cost one more round trip to S3 (observed: three preflights for three
+ * PUTs with 'no-store', one with 'default').
+ */
+export function cacheMode(method: string): RequestCache {
+  const read = ['GET', 'HEAD'].includes(method.toUpperCase());
+  return read ? 'no-store' : 'default';
 }
