@@ -2,8 +2,9 @@
  * The S3 GET alone, in the page (`bench/run.py --get`): the extension's
  * `getObject` (as a clone calls it) against a plain `fetch` of a presigned
  * URL of the same object (the floor's GET) and a plain `fetch` with the
- * headers of a signed request (a preflighted GET without the SDK), on the
- * 100 KB and 1 MB notebooks, interleaved, `config.rounds` rounds (30).
+ * headers of a signed request (a preflighted GET without the SDK), and the
+ * clone and the floor of measure.js around them, on the 100 KB and 1 MB
+ * notebooks, interleaved, `config.getRounds` rounds (30).
  *
  * `getObject` is split at the page's `fetch`, which is wrapped to time it:
  * "before fetch" is the call to the request leaving the page's code
@@ -64,6 +65,37 @@ async function instrument(page) {
 }
 
 const VARIANTS = {
+  // The whole clone, from call to the file saved, and the floor beside it
+  // (as in measure.js): what the GET's time is part of.
+  clone: (page, size) =>
+    page.evaluate(async key => {
+      const start = performance.now();
+      const model = await window.bookshelf.clone({
+        s3_bucket: 'examples',
+        s3_key: key,
+        target_path: 'bench-clones/'
+      });
+      const total = performance.now() - start;
+      await window.jupyterapp.serviceManager.contents.delete(model.path);
+      return { total, beforeFetch: 0, toHeaders: 0, afterHeaders: 0 };
+    }, config.objects[size]),
+  floor: (page, size) =>
+    page.evaluate(
+      async ({ url, path }) => {
+        const contents = window.jupyterapp.serviceManager.contents;
+        const start = performance.now();
+        const response = await fetch(url, { cache: 'no-store' });
+        const content = await response.text();
+        await contents.save(path, { type: 'file', format: 'text', content });
+        const total = performance.now() - start;
+        await contents.delete(path);
+        return { total, beforeFetch: 0, toHeaders: 0, afterHeaders: 0 };
+      },
+      {
+        url: config.presignedUrls[size],
+        path: `bench-floor/floor-${size}.ipynb`
+      }
+    ),
   // The extension's getObject, as a clone calls it.
   getObject: (page, size) =>
     page.evaluate(async key => {
@@ -132,7 +164,9 @@ const VARIANTS = {
   await openLab(page, `${config.labUrl}/lab`);
   await exposeBookshelf(page);
   await instrument(page);
-  const names = Object.keys(VARIANTS);
+  const names = Object.keys(VARIANTS).filter(name =>
+    (config.getVariants ?? Object.keys(VARIANTS)).includes(name)
+  );
   const sizes = Object.keys(config.objects).filter(size =>
     (config.getSizes ?? ['100KB', '1MB']).includes(size)
   );
@@ -172,6 +206,13 @@ const VARIANTS = {
         afterHeaders: part('afterHeaders'),
         preflightsPerGet: options[size][name] / rounds
       };
+    }
+    if (results[size].clone.length && results[size].floor.length) {
+      // Within each round, where both ran side by side.
+      const differences = results[size].clone.map(
+        (run, i) => run.total - results[size].floor[i].total
+      );
+      summary[size].cloneMinusFloor = Math.round(median(differences) * 10) / 10;
     }
   }
   console.log(JSON.stringify({ rounds, summary }));
