@@ -31,6 +31,8 @@ LAB_PORT = int(os.environ.get("BOOKSHELF_BENCH_LAB_PORT", "17888"))
 PLAIN_LAB_PORT = LAB_PORT + 1
 S3_PORT = int(os.environ.get("BOOKSHELF_BENCH_S3_PORT", "17000"))
 ROUNDS = int(os.environ.get("BOOKSHELF_BENCH_ROUNDS", "5"))
+#: `--get`: the rounds of the GET alone (get.js).
+GET_ROUNDS = int(os.environ.get("BOOKSHELF_BENCH_GET_ROUNDS", "30"))
 #: `--large`: the sizes (MB) and rounds of the large notebooks.
 LARGE_SIZES = [
     int(size) for size in os.environ.get("BOOKSHELF_BENCH_LARGE_MB", "200,1024").split(",")
@@ -411,6 +413,8 @@ def run_large(lab_url: str, root: Path, endpoint: str) -> int:
 def main() -> int:
     # --profile: where a clone and a publish spend their time (profile.js).
     profile = "--profile" in sys.argv[1:]
+    # --get: the S3 GET alone, the extension's against a presigned fetch (get.js).
+    get = "--get" in sys.argv[1:]
     # --large: 200 MB and 1 GB notebooks both ways, against Open from URL (large.js).
     large = "--large" in sys.argv[1:]
     if RUN_DIR.exists():
@@ -454,6 +458,11 @@ def main() -> int:
         }
         if profile:
             subprocess.run(["node", str(BENCH / "profile.js"), json.dumps(config)], check=True)
+            return 0
+        if get:
+            config["s3Log"] = str(RUN_DIR / "servers" / "s3.log")
+            config["getRounds"] = GET_ROUNDS
+            print(json.dumps(run_node("get.js", config), indent=1))
             return 0
         load_start = os.getloadavg()
         results = run_node("measure.js", config)

@@ -20,6 +20,10 @@ import {
 } from '@aws-sdk/client-s3';
 import { StandardRetryStrategy } from '@smithy/core/retry';
 import type {
+  HttpRequest,
+  RequestPresigner,
+  RequestSigner,
+  RequestSigningArguments,
   RetryErrorInfo,
   RetryStrategyV2,
   StandardRetryToken
@@ -181,15 +185,7 @@ class SdkObjectStore implements IObjectStore {
     throwIfAborted(signal);
     let response;
     try {
-      const client = await this._client(bucket);
-      response = await client.send(
-        new GetObjectCommand({
-          Bucket: bucket,
-          Key: key,
-          VersionId: versionId
-        }),
-        { abortSignal: signal as any }
-      );
+      response = await this._sendGetObject(bucket, key, versionId, signal);
     } catch (error) {
       throw this._error(error, { bucket, key, versionId }, signal);
     }
@@ -280,6 +276,51 @@ class SdkObjectStore implements IObjectStore {
     }
     verify();
     return { head, bytes };
+  }
+
+  /**
+   * Send a GetObject signed in its URL (see `signInUrl`), or unsigned
+   * without the SDK's statistics headers (anonymous mode): a request the
+   * browser sends without a CORS preflight. Should the service refuse that
+   * form (400, 401 or 403: a clock too far off for a URL's short life, a
+   * server that does not take signed URLs, or no permission at all), the
+   * GetObject is sent again signed in its headers, as every other request
+   * is, so that the error reported is that request's; when that one passes,
+   * this endpoint's GETs are signed in their headers from then on.
+   * Credentials with a session token sign in the headers at once: the
+   * token goes to S3 in its header only, never in a URL.
+   */
+  private async _sendGetObject(
+    bucket: string,
+    key: string,
+    versionId: string | undefined,
+    signal: AbortSignal | undefined
+  ) {
+    const credentials = await this._config.credentials();
+    const command = () =>
+      new GetObjectCommand({ Bucket: bucket, Key: key, VersionId: versionId });
+    const options = { abortSignal: signal as any };
+    const endpoint = this._config.endpointUrl;
+    if (!credentials?.sessionToken && !headerSignedGets.has(endpoint)) {
+      try {
+        return await this._createClient(credentials, bucket, true).send(
+          command(),
+          options
+        );
+      } catch (error) {
+        const status = (error as any)?.$metadata?.httpStatusCode;
+        if (signal?.aborted || ![400, 401, 403].includes(status)) {
+          throw error;
+        }
+      }
+      const response = await this._createClient(credentials, bucket).send(
+        command(),
+        options
+      );
+      headerSignedGets.add(endpoint);
+      return response;
+    }
+    return this._createClient(credentials, bucket).send(command(), options);
   }
 
   /**
@@ -583,13 +624,18 @@ class SdkObjectStore implements IObjectStore {
     return this._createClient(await this._config.credentials(), bucket);
   }
 
+  /**
+   * A client for the credentials (null: unsigned requests); with
+   * `inUrl`, one whose requests are signed in their URL (see `signInUrl`).
+   */
   private _createClient(
     credentials: ICredentials | null,
-    bucket: string
+    bucket: string,
+    inUrl = false
   ): S3Client {
     const refusedByCors = this._config.refusedByCors;
     // A client per call is cheap, and picks up refreshed credentials.
-    return new S3Client({
+    const client = new S3Client({
       region: this._config.region || 'us-east-1',
       endpoint: this._config.endpointUrl || undefined,
       forcePathStyle: this._config.forcePathStyle,
@@ -626,6 +672,10 @@ class SdkObjectStore implements IObjectStore {
         ? {}
         : { signer: { sign: async (request: any) => request } })
     });
+    if (inUrl) {
+      signInUrl(client);
+    }
+    return client;
   }
 
   private _error(
@@ -641,6 +691,86 @@ class SdkObjectStore implements IObjectStore {
       endpointUrl: this._config.endpointUrl
     });
   }
+}
+
+/**
+ * The endpoints whose GetObject signed in its URL was refused where the
+ * same request signed in its headers passed (see `_sendGetObject`).
+ */
+const headerSignedGets = new Set<string>();
+
+/**
+ * How long a URL signed by `signInUrl` is valid, in seconds. S3 checks it
+ * when the request arrives, which is at once: a download may last longer.
+ */
+export const SIGNED_URL_SECONDS = 60;
+
+/**
+ * Headers the SDK adds to every request for its own statistics (its user
+ * agent, an id of the call, the attempt's number); S3 ignores them. Any of
+ * them makes the browser ask the bucket first (a CORS preflight), or would
+ * (`user-agent`: Firefox lets a page set it, Chromium ignores it).
+ */
+const SDK_INFO_HEADERS = [
+  'amz-sdk-invocation-id',
+  'amz-sdk-request',
+  'x-amz-user-agent',
+  'user-agent'
+];
+
+/**
+ * Make `client` sign its requests in the URL's query (SigV4 query
+ * authentication, a presigned URL as the SDK's presigner makes it) instead
+ * of an `Authorization` header, and send them without the SDK's statistics
+ * headers: a GET is then a "simple" request, which the browser sends
+ * without a CORS preflight. With `cache: 'no-store'`, which every request
+ * here needs, Chromium sends a preflight before every request that needs
+ * one (its preflight cache is bypassed with the HTTP cache), a round trip
+ * to S3 before each download. The SDK's own signer signs (the same keys,
+ * clock correction and region); an unsigned client stays unsigned.
+ *
+ * Such a URL holds the access key id (in every signed request's headers
+ * anyway, and no secret) and a signature of this one request (method,
+ * bucket, key, version) valid `SIGNED_URL_SECONDS`: never the secret key,
+ * and never a session token (credentials with one are not used here). The
+ * page hands it only to `fetch`: it is not shown, put in an error or kept
+ * (the answer is not cached). The S3 service's access log, where the
+ * bucket's owner keeps one, records it, expired by then.
+ *
+ * Requests the endpoint rules sign in another way (SigV4a, S3 Express
+ * sessions) are signed as the SDK does.
+ */
+function signInUrl(client: S3Client): void {
+  const config = client.config;
+  const signerFor = config.signer;
+  config.signer = async authScheme => {
+    const signer = (await signerFor(authScheme)) as RequestSigner &
+      Partial<RequestPresigner>;
+    if (authScheme?.name !== 'sigv4') {
+      return signer;
+    }
+    return {
+      sign: async (request: HttpRequest, options?: RequestSigningArguments) => {
+        const headers = { ...request.headers };
+        for (const name of Object.keys(headers)) {
+          if (SDK_INFO_HEADERS.includes(name.toLowerCase())) {
+            delete headers[name];
+          }
+        }
+        const simple = { ...request, headers } as HttpRequest;
+        if (!signer.presign) {
+          return signer.sign(simple, options); // unsigned
+        }
+        // S3 signs no payload in a URL; the presigner moves this header
+        // to the query, as it does the other x-amz- ones.
+        simple.headers['x-amz-content-sha256'] = 'UNSIGNED-PAYLOAD';
+        return signer.presign(simple, {
+          ...options,
+          expiresIn: SIGNED_URL_SECONDS
+        });
+      }
+    };
+  };
 }
 
 /** The SDK's tries of a request, the first included. */

@@ -154,6 +154,18 @@ test.describe('s3rver with the right keys', () => {
   }) => {
     const key = `shared/${tmpPath}/signed.ipynb`;
     await writeObject('examples', key, NOTEBOOK);
+    const gets: { url: string; authorization?: string }[] = [];
+    page.on('request', request => {
+      if (
+        request.method() === 'GET' &&
+        request.url().startsWith(`${server().endpoint_url}/examples/`)
+      ) {
+        gets.push({
+          url: request.url(),
+          authorization: request.headers()['authorization']
+        });
+      }
+    });
     const model = await callBookshelf<{ path: string }>(page, 'clone', {
       s3_bucket: 'examples',
       s3_key: key,
@@ -161,6 +173,14 @@ test.describe('s3rver with the right keys', () => {
     });
     expect(model.path).toBe(`${tmpPath}/signed.ipynb`);
     expect(JSON.parse(onDisk(model.path)!)).toEqual(JSON.parse(NOTEBOOK));
+    // The download was signed in its URL (a GET without a CORS preflight),
+    // and s3rver, which checks the signature, took it at once (a refusal
+    // would have been followed by a GET signed in its headers).
+    expect(gets).toHaveLength(1);
+    expect(gets[0].url).toContain(
+      `X-Amz-Credential=${server().access_key_id}%2F`
+    );
+    expect(gets[0].authorization).toBeUndefined();
 
     const published = await callBookshelf<{ s3_path: string }>(
       page,

@@ -66,13 +66,17 @@ export class SecretLog {
     );
   }
 
-  /** The access key ids that signed the S3 requests, in order. */
+  /**
+   * The access key ids that signed the S3 requests, in order: in the
+   * `Authorization` header, or in the URL (a download signed there).
+   */
   signingKeys(): string[] {
     return this.s3Requests().map(request => {
       const match = /Credential=([^/]+)\//.exec(
         request.headers['authorization'] ?? ''
       );
-      return match ? match[1] : '(unsigned)';
+      const inUrl = new URL(request.url).searchParams.get('X-Amz-Credential');
+      return match ? match[1] : inUrl ? inUrl.split('/')[0] : '(unsigned)';
     });
   }
 
