@@ -107,15 +107,18 @@ class NotebookCheckAsItArrives:
         self._pieces: queue.Queue[bytes | None] = queue.Queue(self.QUEUED)
         self._buffer = b""
         self._abandoned = False
+        self._ended = False
         self._done = start_check(check_notebook_once, self, "clone")
 
     def read(self, size: int = -1) -> bytes:
-        """The parser's read: the next piece, or b"" at the end."""
-        if self._abandoned:
+        """The parser's read: the next piece, or b"" at the end (and for ``read(0)``, with
+        which the parser asks whether the file gives bytes)."""
+        if self._abandoned or self._ended or size == 0:
             return b""
         if not self._buffer:
             piece = self._pieces.get()
             if piece is None:
+                self._ended = True
                 return b""
             self._buffer = piece
         if 0 <= size < len(self._buffer):

@@ -363,3 +363,15 @@ def test_a_large_body_that_is_not_a_notebook_is_refused_and_nothing_stays(
     assert error(response)["code"] == "NotANotebook"
     assert words in error(response)["message"]
     assert files(jp_root_dir) == []
+
+
+def test_an_empty_notebook_is_refused_at_once(run, create, jp_root_dir):
+    async def in_time():
+        return await asyncio.wait_for(
+            create(temporary("empty.ipynb"), "empty.ipynb", b"", check="notebook"), 10
+        )
+
+    response = run(in_time())
+    assert response.code == 400
+    assert error(response)["code"] == "NotANotebook"
+    assert files(jp_root_dir) == []
