@@ -713,6 +713,10 @@ describe('cloneObject', () => {
       controller.abort();
       const error = await rejection(cloning);
       expect(error.code).toBe('Cancelled');
+      // Said at once; the file the request made is removed when it answers.
+      expect(committer.calls).toEqual([]);
+      await waitFor(() => committer.calls.length === 1);
+      await waitFor(() => contents.files().length === 0);
       expect(contents.files()).toEqual([]);
     });
   });

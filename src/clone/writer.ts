@@ -665,18 +665,56 @@ export async function createNewFile(
   const temporaryPath = joinPath(folder, temporaryName(name));
   const total = bytes.length;
   options.onProgress?.({ loaded: 0, total });
+  const created = createOnce(committer, temporaryPath, folder, name, bytes, {
+    ...options,
+    signal: undefined
+  });
+  // A cancel is said at once; the request goes on (its commit cannot be
+  // stopped), and the file it made is removed when its answer comes.
   let model: Contents.IModel | null;
   try {
-    model = await committer.create(temporaryPath, folder, name, bytes, {
+    model = await unlessAborted(created, signal);
+  } catch (error) {
+    if (signal?.aborted) {
+      void created
+        .then(made => made && deleteQuietly(contents, made.path))
+        .catch(() => undefined);
+    }
+    throw error;
+  }
+  if (model === null) {
+    return null;
+  }
+  options.onProgress?.({ loaded: total, total });
+  return completeModel(contents, model.path, model);
+}
+
+/**
+ * One request to the create path; an answer that may hide a commit (none
+ * came, or the server or a proxy failed: 5xx) is asked of the commit path,
+ * which gives the file made, or says that nothing was committed (the
+ * server removes what it received when it fails).
+ */
+async function createOnce(
+  committer: ICommitter,
+  temporaryPath: string,
+  folder: string,
+  name: string,
+  bytes: Uint8Array,
+  options: ICreateNewFileOptions
+): Promise<Contents.IModel | null> {
+  try {
+    return await committer.create!(temporaryPath, folder, name, bytes, {
       md5: options.md5,
       notebook: options.notebook
     });
   } catch (error) {
-    if (isBookshelfError(error) || !answerLost(error)) {
+    const status = responseStatus(error);
+    const mayHaveCommitted =
+      !isBookshelfError(error) && (status === undefined || status >= 500);
+    if (!mayHaveCommitted) {
       throw commitRefusal(error, folder, name, options.trans);
     }
-    // The answer was lost: the commit path gives it, or says that nothing
-    // was committed (the server removed what it received).
     let again: Contents.IModel | null;
     try {
       again = await committer.commit(temporaryPath, folder, name);
@@ -686,17 +724,8 @@ export async function createNewFile(
     if (!again) {
       throw error;
     }
-    model = again;
+    return again;
   }
-  if (model === null) {
-    return null;
-  }
-  if (signal?.aborted) {
-    await deleteQuietly(contents, model.path);
-    throw cancelled();
-  }
-  options.onProgress?.({ loaded: total, total });
-  return completeModel(contents, model.path, model);
 }
 
 /**

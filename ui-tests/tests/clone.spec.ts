@@ -135,7 +135,7 @@ test.describe('clone by link', () => {
       }
     );
     page.on('requestfinished', request => {
-      if (request.url().includes('/api/bookshelf/commit')) {
+      if (/\/api\/bookshelf\/(commit|create)/.test(request.url())) {
         committed = true;
       }
     });

@@ -124,13 +124,14 @@ test.describe('clones at once from two browsers', () => {
     tmpPath
   }) => {
     test.setTimeout(rounds * 60 * 1000);
-    // The server extension's commit path does the naming.
+    // The server extension's create path (save and commit in one request)
+    // does the naming.
     let commits = 0;
     for (const browserPage of [page, secondBrowser]) {
       browserPage.on('request', request => {
         if (
           request.method() === 'POST' &&
-          new URL(request.url()).pathname.endsWith('/api/bookshelf/commit')
+          new URL(request.url()).pathname.endsWith('/api/bookshelf/create')
         ) {
           commits++;
         }

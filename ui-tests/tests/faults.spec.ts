@@ -9,6 +9,7 @@
  * published object the old one or the new one whole, and the person was
  * told what happened.
  */
+import type { IJupyterLabPageFixture } from '@jupyterlab/galata';
 import { expect, test } from './fixtures';
 import { ChildProcess, spawn } from 'child_process';
 import { createHash } from 'crypto';
@@ -322,6 +323,16 @@ test.describe('clone while the Jupyter server fails', () => {
     await putObject('examples', key, body, 'application/x-ipynb+json');
   });
 
+  /**
+   * Answer the create path as a server without it (an older server
+   * extension), so that the clone saves through the contents API and
+   * commits: the way those two requests fail is tested too.
+   */
+  const withoutCreatePath = (page: IJupyterLabPageFixture) =>
+    page.route('**/api/bookshelf/create*', route =>
+      route.fulfill({ status: 404, body: '<html>404: Not Found</html>' })
+    );
+
   /** The clone request of the object into the test's folder. */
   const into = (tmpPath: string) => ({
     s3_bucket: 'examples',
@@ -333,6 +344,7 @@ test.describe('clone while the Jupyter server fails', () => {
     page,
     tmpPath
   }) => {
+    await withoutCreatePath(page);
     await page.contents.uploadContent(
       'kept as it is',
       'text',
@@ -365,6 +377,7 @@ test.describe('clone while the Jupyter server fails', () => {
     page,
     tmpPath
   }) => {
+    await withoutCreatePath(page);
     await page.route('**/api/contents/**', async route => {
       if (route.request().method() !== 'PUT') {
         return route.fallback();
@@ -388,6 +401,7 @@ test.describe('clone while the Jupyter server fails', () => {
     page,
     tmpPath
   }) => {
+    await withoutCreatePath(page);
     await page.route('**/api/bookshelf/commit*', route =>
       route.fulfill({
         status: 500,
@@ -410,6 +424,7 @@ test.describe('clone while the Jupyter server fails', () => {
     page,
     tmpPath
   }) => {
+    await withoutCreatePath(page);
     let lost = 0;
     await page.route('**/api/bookshelf/commit*', async route => {
       const response = await route.fetch();
@@ -433,6 +448,7 @@ test.describe('clone while the Jupyter server fails', () => {
     page,
     tmpPath
   }) => {
+    await withoutCreatePath(page);
     // As a server without the server extension answers.
     await page.route('**/api/bookshelf/commit*', route =>
       route.fulfill({ status: 404, body: '<html>404: Not Found</html>' })
@@ -461,30 +477,91 @@ test.describe('clone while the Jupyter server fails', () => {
     await noPartialFiles();
   });
 
-  test('a slow save completes, and a clone cancelled meanwhile leaves nothing', async ({
+  test('a create answered with 500 is reported and leaves nothing', async ({
     page,
     tmpPath
   }) => {
-    await page.route('**/api/contents/**', async route => {
-      if (route.request().method() === 'PUT') {
-        await new Promise(resolve => setTimeout(resolve, 3000));
-      }
-      return route.fallback();
-    });
-    const model = await callBookshelf<any>(page, 'clone', into(tmpPath));
-    expect(await readFile(page, model.path)).toBe(body);
-
-    // Again, and cancel while the server is still saving.
-    await cloneInDialog(page, into(tmpPath));
-    const progress = toast(page, `Cloning s3://examples/${key}`);
-    await progress.getByRole('button', { name: 'Cancel' }).click();
-    await expect(toast(page, 'The clone was cancelled')).toBeVisible({
-      timeout: 2000
-    });
+    await page.route('**/api/bookshelf/create*', route =>
+      route.fulfill({
+        status: 500,
+        contentType: 'application/json',
+        body: JSON.stringify({ message: 'Disk full (injected)' })
+      })
+    );
+    const error = await bookshelfError(page, 'clone', into(tmpPath));
+    await page.unroute('**/api/bookshelf/create*');
+    expect(error.code).toBe('SaveFailed');
+    expect(error.message).toContain('(HTTP 500: Disk full (injected))');
+    expect(await listFolder(page, tmpPath)).toEqual([]);
     await noPartialFiles();
-    await page.unroute('**/api/contents/**');
-    expect(await listFolder(page, tmpPath)).toEqual(['saved.ipynb']);
   });
+
+  for (const status of [500, 502]) {
+    test(`a create the server did but answered with ${status} gives its one file`, async ({
+      page,
+      tmpPath
+    }) => {
+      let answered = 0;
+      await page.route('**/api/bookshelf/create*', async route => {
+        const response = await route.fetch();
+        answered++;
+        // Created; the answer is lost on the way back.
+        expect(response.status()).toBe(201);
+        return route.fulfill({ status, body: 'Lost answer (injected)' });
+      });
+      const commits: number[] = [];
+      page.on('response', response => {
+        if (response.url().includes('/api/bookshelf/commit')) {
+          commits.push(response.status());
+        }
+      });
+      const model = await callBookshelf<any>(page, 'clone', into(tmpPath));
+      await page.unroute('**/api/bookshelf/create*');
+      expect(answered).toBe(1);
+      // The commit path gave the create's answer.
+      expect(commits).toEqual([201]);
+      expect(model.path).toBe(`${tmpPath}/saved.ipynb`);
+      expect(await listFolder(page, tmpPath)).toEqual(['saved.ipynb']);
+      expect(await readFile(page, model.path)).toBe(body);
+      await noPartialFiles();
+    });
+  }
+
+  for (const slow of ['create', 'save'] as const) {
+    test(`a slow ${slow} completes, and a clone cancelled meanwhile says so at once and leaves nothing`, async ({
+      page,
+      tmpPath
+    }) => {
+      // The create path's request, or (without it) the contents API's save.
+      const url =
+        slow === 'create' ? '**/api/bookshelf/create*' : '**/api/contents/**';
+      if (slow === 'save') {
+        await withoutCreatePath(page);
+      }
+      await page.route(url, async route => {
+        if (slow === 'create' || route.request().method() === 'PUT') {
+          await new Promise(resolve => setTimeout(resolve, 3000));
+        }
+        return route.fallback();
+      });
+      const model = await callBookshelf<any>(page, 'clone', into(tmpPath));
+      expect(await readFile(page, model.path)).toBe(body);
+
+      // Again, and cancel while the server is still at it.
+      await cloneInDialog(page, into(tmpPath));
+      const progress = toast(page, `Cloning s3://examples/${key}`);
+      await progress.getByRole('button', { name: 'Cancel' }).click();
+      await expect(toast(page, 'The clone was cancelled')).toBeVisible({
+        timeout: 2000
+      });
+      // What the request made is removed once it answers.
+      await expect
+        .poll(() => listFolder(page, tmpPath), { timeout: 15000 })
+        .toEqual(['saved.ipynb']);
+      await page.unroute(url);
+      await noPartialFiles();
+    });
+  }
 });
 
 const PUBLISH_PASSES: IPassingFault[] = [
