@@ -529,7 +529,6 @@ class CreateHandler(_BookshelfMixin, APIHandler):
             digest, last = received.close()
             if self._md5 is not None and digest != self._md5:
                 self._give_up(BookshelfError("Corrupted", "The bytes were damaged on the way."))
-                received.discard()
                 finish_error(
                     self,
                     BookshelfError(

@@ -101,15 +101,20 @@ describe('BookshelfService', () => {
   });
 });
 
+/** A model with these credentials and no server behind it. */
+function modelWith(credentials: CredentialsProvider): BookshelfModel {
+  return new BookshelfModel({
+    contents: {} as any,
+    serverSettings: {} as any,
+    credentials,
+    version: '0'
+  });
+}
+
 describe('BookshelfModel.updateSettings', () => {
   it('forgets the credentials when the credentials mode changes', () => {
     const credentials = new CredentialsProvider();
-    const model = new BookshelfModel({
-      contents: {} as any,
-      serverSettings: {} as any,
-      credentials,
-      version: '0'
-    });
+    const model = modelWith(credentials);
     const keys = { accessKeyId: 'id', secretAccessKey: 'secret' };
     credentials.setSessionCredentials(keys);
     model.updateSettings({ ...DEFAULT_SETTINGS, publishBucket: 'other' });
@@ -125,12 +130,7 @@ describe('BookshelfModel.updateSettings', () => {
 describe('BookshelfModel.asksNothing', () => {
   it('is false only in session mode without keys', () => {
     const credentials = new CredentialsProvider();
-    const model = new BookshelfModel({
-      contents: {} as any,
-      serverSettings: {} as any,
-      credentials,
-      version: '0'
-    });
+    const model = modelWith(credentials);
     const mode = (name: 'session' | 'anonymous' | 'settings' | 'endpoint') =>
       model.updateSettings({
         ...DEFAULT_SETTINGS,

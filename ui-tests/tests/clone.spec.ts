@@ -63,6 +63,16 @@ async function openInAppLink(
   await page.locator('.jp-Dialog').waitFor({ timeout: 30000 });
 }
 
+/** The text of a notebook of one markdown cell. */
+function markdownNotebook(id: string, source: string[]): string {
+  return JSON.stringify({
+    cells: [{ cell_type: 'markdown', id, metadata: {}, source }],
+    metadata: {},
+    nbformat: 4,
+    nbformat_minor: 5
+  });
+}
+
 test.describe('clone by link', () => {
   test('the server link lands in the dialog, and only Clone writes', async ({
     page,
@@ -552,19 +562,10 @@ test.describe('clone through the API', () => {
     lab,
     tmpPath
   }) => {
-    const notebook = JSON.stringify({
-      cells: [
-        {
-          cell_type: 'markdown',
-          id: 'big',
-          metadata: {},
-          source: ['# Big\n', 'é'.repeat(10 * 1024 * 1024)]
-        }
-      ],
-      metadata: {},
-      nbformat: 4,
-      nbformat_minor: 5
-    });
+    const notebook = markdownNotebook('big', [
+      '# Big\n',
+      'é'.repeat(10 * 1024 * 1024)
+    ]);
     const key = `streamed/${Date.now()}/big.ipynb`;
     await putObject(
       'examples',
@@ -618,19 +619,10 @@ test.describe('clone through the API', () => {
     tmpPath
   }) => {
     // 12 MiB of a notebook with a byte order mark, non-ASCII text and CRLF.
-    const notebook = JSON.stringify({
-      cells: [
-        {
-          cell_type: 'markdown',
-          id: 'mid',
-          metadata: {},
-          source: ['# Mittel\r\n', 'ü'.repeat(6 * 1024 * 1024)]
-        }
-      ],
-      metadata: {},
-      nbformat: 4,
-      nbformat_minor: 5
-    });
+    const notebook = markdownNotebook('mid', [
+      '# Mittel\r\n',
+      'ü'.repeat(6 * 1024 * 1024)
+    ]);
     const key = `whole/${Date.now()}/mid +?#%.ipynb`;
     await putObject(
       'examples',
