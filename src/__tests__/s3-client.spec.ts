@@ -10,7 +10,7 @@ import { createHash, webcrypto } from 'crypto';
 import { ReadableStream as NodeReadableStream } from 'stream/web';
 
 import { BookshelfError } from '../errors/errors';
-import { cacheMode, createObjectStore } from '../s3/client';
+import { blobBody, cacheMode, createObjectStore } from '../s3/client';
 import { DOWNLOAD_ATTEMPTS, UPLOAD_ATTEMPTS } from '../s3/retry';
 import type { IObjectStore } from '../s3/types';
 import { FakeS3Http, md5Hex } from './fakes/http';
@@ -354,6 +354,42 @@ describe('SdkObjectStore.putObject over a failing network', () => {
   it('encodes text bodies as UTF-8', async () => {
     await store(http).putObject('b', 'n.ipynb', 'héllo');
     expect(new TextDecoder().decode(http.get('b', 'n.ipynb'))).toBe('héllo');
+  });
+});
+
+describe('blobBody', () => {
+  const bytesOf = async (blob: Blob) =>
+    new Uint8Array(
+      await new Promise<ArrayBuffer>(resolve => {
+        const reader = new FileReader();
+        reader.onload = () => resolve(reader.result as ArrayBuffer);
+        reader.readAsArrayBuffer(blob);
+      })
+    );
+
+  it('sends the bytes of a view as a Blob, and only those', async () => {
+    const buffer = new Uint8Array([0, 1, 2, 3, 4, 5, 6, 7]);
+    const { body } = blobBody('PUT', buffer.subarray(2, 5));
+    expect(body).toBeInstanceOf(Blob);
+    expect([...(await bytesOf(body!))]).toEqual([2, 3, 4]);
+  });
+
+  it('sends text as a Blob of its UTF-8 bytes, as fetch would', async () => {
+    const { body } = blobBody('POST', 'héllo ✓');
+    expect([...(await bytesOf(body!))]).toEqual([
+      ...new TextEncoder().encode('héllo ✓')
+    ]);
+  });
+
+  it('leaves reads, empty bodies, Blobs and streams as they are', () => {
+    const blob = new Blob(['x']);
+    expect(blobBody('GET', 'x')).toEqual({});
+    expect(blobBody('HEAD', new Uint8Array(3))).toEqual({});
+    expect(blobBody('PUT', '')).toEqual({});
+    expect(blobBody('PUT', new Uint8Array(0))).toEqual({});
+    expect(blobBody('PUT', undefined)).toEqual({});
+    expect(blobBody('PUT', blob)).toEqual({});
+    expect(blobBody('PUT', { getReader: () => null })).toEqual({});
   });
 });
 

@@ -155,7 +155,9 @@ export class ServerCommitter implements ICommitter {
       url,
       {
         method: 'POST',
-        body: bytes,
+        // As a Blob, which Chromium sends several times faster than the
+        // same bytes as a Uint8Array (see `blobBody` in s3/client.ts).
+        body: new Blob([bytes as BlobPart]),
         headers: { 'Content-Type': 'application/octet-stream' }
       },
       this._settings
