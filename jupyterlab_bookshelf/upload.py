@@ -111,21 +111,26 @@ class NotebookCheckAsItArrives:
         self._done = start_check(check_notebook_once, self, "clone")
 
     def read(self, size: int = -1) -> bytes:
-        """The parser's read: the next piece, or b"" at the end (and for ``read(0)``, with
-        which the parser asks whether the file gives bytes)."""
-        if self._abandoned or self._ended or size == 0:
-            return b""
-        if not self._buffer:
+        """The check's read: ``size`` bytes (all that is left for a negative ``size``) as they
+        arrive, fewer only at the end, b"" after it. Whole reads, not the network's pieces
+        as they come: the parser scans a token cut by a read's end again with every later
+        read (see ``notebook._events``)."""
+        gathered = [self._buffer] if self._buffer else []
+        have = len(self._buffer)
+        self._buffer = b""
+        while (size < 0 or have < size) and not (self._abandoned or self._ended):
             piece = self._pieces.get()
             if piece is None:
                 self._ended = True
-                return b""
-            self._buffer = piece
-        if 0 <= size < len(self._buffer):
-            out, self._buffer = self._buffer[:size], self._buffer[size:]
-        else:
-            out, self._buffer = self._buffer, b""
-        return out
+                break
+            gathered.append(piece)
+            have += len(piece)
+        if self._abandoned:
+            return b""
+        joined = b"".join(gathered)
+        if 0 <= size < len(joined):
+            joined, self._buffer = joined[:size], joined[size:]
+        return joined
 
     async def put(self, piece: bytes | None) -> None:
         """Hand a piece to the check (None: the end), waiting off the event loop while the

@@ -375,3 +375,27 @@ def test_an_empty_notebook_is_refused_at_once(run, create, jp_root_dir):
     assert response.code == 400
     assert error(response)["code"] == "NotANotebook"
     assert files(jp_root_dir) == []
+
+
+def test_the_check_as_the_body_arrives_reads_whole_pieces_not_the_networks(monkeypatch):
+    """The notebook check reads the body in the sizes it asks for, gathered from the network's
+    small pieces: the parser scans a token cut by a read's end again with every later read."""
+    from jupyterlab_bookshelf import upload as upload_module
+
+    sizes = []
+
+    def check(file, purpose):
+        while chunk := file.read(1024 * 1024):
+            sizes.append(len(chunk))
+        return True
+
+    monkeypatch.setattr(upload_module, "check_notebook_once", check)
+    arriving = upload_module.NotebookCheckAsItArrives()
+
+    async def feed():
+        for _ in range(40):
+            await arriving.put(b"x" * 64 * 1024)
+        return await arriving.result()
+
+    assert asyncio.run(feed()) is True
+    assert sizes == [1024 * 1024, 1024 * 1024, 512 * 1024]

@@ -107,3 +107,48 @@ def test_memory_is_flat_in_the_notebook_size():
     check_notebook_stream(Reads(data), "publish")
     assert len(data) > 40_000_000
     assert Reads.largest <= notebook_module.READ_SIZE
+
+
+class _AskedSizes(io.BytesIO):
+    """A file that records the size of each read asked of it."""
+
+    def __init__(self, data: bytes) -> None:
+        super().__init__(data)
+        self.asked: list[int] = []
+
+    def read(self, size=-1):
+        self.asked.append(size)
+        return super().read(size)
+
+
+def test_a_long_string_is_read_in_growing_pieces_then_in_small_ones_again():
+    """yajl scans a token cut by a piece's end again with every later piece: within one long
+    string the pieces double, so the scans add up to about twice the string, not its square
+    over the piece size; after it, pieces are small again (memory flat)."""
+    piece = notebook_module.READ_SIZE
+    long_cell = {"cell_type": "markdown", "metadata": {}, "source": "é" * (10 * piece)}
+    small_cell = {"cell_type": "markdown", "metadata": {}, "source": "x" * 1000}
+    cells = [long_cell] + [small_cell] * (3 * piece // 1000)
+    data = json.dumps(
+        {"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5},
+        ensure_ascii=False,
+    ).encode()
+    file = _AskedSizes(data)
+    check_notebook_stream(file, "publish")
+    # The first piece gives the events of the start; 20 MiB of string follow, which
+    # 1 + 2 + 4 + 8 + 16 MiB more reach past.
+    assert file.asked[:6] == [piece, piece, 2 * piece, 4 * piece, 8 * piece, 16 * piece]
+    assert file.asked[6:] and set(file.asked[6:]) == {piece}
+
+
+def test_the_pieces_of_a_long_string_grow_to_a_bound():
+    data = nb(cells=[{"cell_type": "markdown", "metadata": {}, "source": "x" * 5000}])
+    file = _AskedSizes(data)
+    bound = notebook_module.MAX_READ_SIZE
+    try:
+        notebook_module.READ_SIZE, notebook_module.MAX_READ_SIZE = 100, 400
+        check_notebook_stream(file, "publish")
+    finally:
+        notebook_module.READ_SIZE, notebook_module.MAX_READ_SIZE = 1024 * 1024, bound
+    # The first piece gives the events of the start, then the string.
+    assert file.asked[:6] == [100, 100, 200, 400, 400, 400]
