@@ -5,6 +5,7 @@ import {
   ICloneObjectOptions,
   ICloneProgress,
   STREAM_ABOVE_BYTES,
+  streamAbove,
   withoutByteOrderMark
 } from '../clone/clone';
 import { MemoryFolderLocks } from '../clone/locks';
@@ -660,22 +661,27 @@ describe('cloneObject', () => {
       expect(contents.calls.some(call => call.method === 'save')).toBe(true);
     });
 
-    it('takes objects up to 16 MiB whole, and streams larger ones', async () => {
-      options.maxObjectSizeMB = 40;
-      const whole = randomBytes(CREATE_STREAM_ABOVE_BYTES, 32);
-      const larger = randomBytes(CREATE_STREAM_ABOVE_BYTES + 1, 33);
+    it('takes objects up to 100 MiB whole where the server creates files, 8 MiB elsewhere', () => {
+      expect(CREATE_STREAM_ABOVE_BYTES).toBe(100 * 1024 * 1024);
+      expect(streamAbove(committer)).toBe(CREATE_STREAM_ABOVE_BYTES);
+      committer.createUnavailable = true;
+      expect(streamAbove(committer)).toBe(STREAM_ABOVE_BYTES);
+      expect(streamAbove(undefined)).toBe(STREAM_ABOVE_BYTES);
+    });
+
+    it('creates an object of the threshold whole, and streams one a byte larger', async () => {
+      // The threshold made small (1 MiB) for the test: the same code path.
+      const whole = randomBytes(1024 * 1024, 32);
+      const larger = randomBytes(1024 * 1024 + 1, 33);
       store.addObject('shared', 'whole.bin', whole);
       store.addObject('shared', 'larger.bin', larger);
-      try {
-        await clone({ s3_key: 'whole.bin' });
-        expect(committer.creates).toHaveLength(1);
-        expect(contents.calls.some(call => call.method === 'save')).toBe(false);
-        await clone({ s3_key: 'larger.bin' });
-        expect(committer.creates).toHaveLength(1);
-        expect(contents.calls.some(call => call.chunk === -1)).toBe(true);
-      } finally {
-        options.maxObjectSizeMB = 10;
-      }
+      await clone({ s3_key: 'whole.bin' }, { streamAbove: 1024 * 1024 });
+      expect(committer.creates).toHaveLength(1);
+      expect(contents.calls.some(call => call.method === 'save')).toBe(false);
+      await clone({ s3_key: 'larger.bin' }, { streamAbove: 1024 * 1024 });
+      // Saved while it downloaded (one chunk: one save), then committed.
+      expect(committer.creates).toHaveLength(1);
+      expect(contents.calls.some(call => call.method === 'save')).toBe(true);
       expect(bytesEqual(contents.readBytes('whole.bin'), whole)).toBe(true);
       expect(bytesEqual(contents.readBytes('larger.bin'), larger)).toBe(true);
     });

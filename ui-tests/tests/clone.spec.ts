@@ -536,12 +536,12 @@ test.describe('clone through the API', () => {
     );
   });
 
-  test('an object above 16 MiB is saved while it downloads, byte for byte, no temporary file left', async ({
+  test('an object above 100 MiB is saved while it downloads, byte for byte, no temporary file left', async ({
     lab,
     tmpPath
   }) => {
-    // 20 MiB of varied bytes: three chunks of the streamed save.
-    const bytes = Buffer.alloc(20 * 1024 * 1024);
+    // 101 MiB of varied bytes: thirteen chunks of the streamed save.
+    const bytes = Buffer.alloc(101 * 1024 * 1024);
     for (let i = 0, x = 7; i < bytes.length; i++) {
       x = (x * 1103515245 + 12345) & 0x7fffffff;
       bytes[i] = x >>> 16;
@@ -554,17 +554,20 @@ test.describe('clone through the API', () => {
       target_path: `${tmpPath}/`
     });
     expect(model.path).toBe(`${tmpPath}/data.bin`);
-    expect(await readBase64(lab, model.path)).toBe(bytes.toString('base64'));
+    const saved = fs.readFileSync(
+      path.join(fixture().root_dir, tmpPath, 'data.bin')
+    );
+    expect(saved.equals(bytes)).toBe(true);
     expect(await listFolder(lab, tmpPath)).toEqual(['data.bin']);
   });
 
-  test('a notebook above 16 MiB is saved while it downloads and checked by the server, without its byte order mark', async ({
+  test('a notebook above 100 MiB is saved while it downloads and checked by the server, without its byte order mark', async ({
     lab,
     tmpPath
   }) => {
     const notebook = markdownNotebook('big', [
       '# Big\n',
-      'é'.repeat(10 * 1024 * 1024)
+      'é'.repeat(51 * 1024 * 1024)
     ]);
     const key = `streamed/${Date.now()}/big.ipynb`;
     await putObject(
@@ -592,14 +595,14 @@ test.describe('clone through the API', () => {
     expect(await listFolder(lab, tmpPath)).toEqual(['big.ipynb']);
   });
 
-  test('a notebook above 16 MiB that is not one is refused by the check, and nothing is written', async ({
+  test('a notebook above 100 MiB that is not one is refused by the check, and nothing is written', async ({
     lab,
     tmpPath
   }) => {
     const key = `streamed/${Date.now()}/bad.ipynb`;
     const notNotebook = JSON.stringify({
       cells: [],
-      metadata: { filler: 'x'.repeat(17 * 1024 * 1024) },
+      metadata: { filler: 'x'.repeat(101 * 1024 * 1024) },
       nbformat: 9,
       nbformat_minor: 0
     });
@@ -614,14 +617,14 @@ test.describe('clone through the API', () => {
     expect(await listFolder(lab, tmpPath)).toEqual([]);
   });
 
-  test('an object up to 16 MiB goes to the server in one request, as it came, checked there', async ({
+  test('an object up to 100 MiB goes to the server in one request, as it came, checked there', async ({
     lab,
     tmpPath
   }) => {
-    // 12 MiB of a notebook with a byte order mark, non-ASCII text and CRLF.
+    // 24 MiB of a notebook with a byte order mark, non-ASCII text and CRLF.
     const notebook = markdownNotebook('mid', [
       '# Mittel\r\n',
-      'ü'.repeat(6 * 1024 * 1024)
+      'ü'.repeat(12 * 1024 * 1024)
     ]);
     const key = `whole/${Date.now()}/mid +?#%.ipynb`;
     await putObject(

@@ -235,7 +235,7 @@ test.describe('clone through a failing network', () => {
     });
   }
 
-  test('a download above 8 MiB cut off once, saved while it came, is cloned again whole', async ({
+  test('a download above 8 MiB cut off once is cloned again whole', async ({
     lab,
     tmpPath
   }) => {
