@@ -23,6 +23,8 @@ REPO = BENCH.parent
 sys.path.insert(0, str(REPO / "scripts"))
 sys.path.insert(0, str(BENCH))
 
+from large_server import VARIANTS as WITHOUT_BROWSER  # noqa: E402
+from large_server import measure_large_without_browser  # noqa: E402
 from make_notebooks import SIZES, make_notebook  # noqa: E402
 from processes import stop_process  # noqa: E402
 from s3_fixture import s3_client  # noqa: E402
@@ -184,16 +186,22 @@ def large_table(results: dict) -> str:
         return f"{entry['ms'] / 1000:,.1f} s ({low / 1000:,.1f}–{high / 1000:,.1f})"
 
     def memory(entry: dict, size: int) -> str:
+        if "buffers" not in entry:
+            return "—"
         return (
             f"{entry['buffers'] / size:.2f}× / {entry['rss'] / size:.2f}×"
             f" ({entry['rss'] / 1024**2:,.0f} MiB)"
         )
+
+    def server_memory(entry: dict) -> str:
+        return f"{entry['serverRss'] / 1024**2:,.0f} MiB" if "serverRss" in entry else "—"
 
     names = {
         "clone": "Bookshelf clone",
         "openUrl": "“Open from URL” (fetch + upload)",
         "publish": "Bookshelf publish",
         "fetchPut": "fetch PUT of the file from the page",
+        **WITHOUT_BROWSER,
     }
     memory_gib = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 1024**3
     lines = [
@@ -204,19 +212,49 @@ def large_table(results: dict) -> str:
         f" Chromium {results['browser']}; median of {LARGE_ROUNDS} runs (fastest–slowest),"
         " variants interleaved; the machine's load average (1 min) at each start is given.",
         "",
-        "Memory: peak above the level before, as multiples of the object: V8 heap plus",
-        "ArrayBuffers / the renderer processes' resident memory (the tab as the system sees it).",
+        "The tab's memory: peak above the level before, as multiples of the object: V8 heap",
+        "plus ArrayBuffers / the renderer processes' resident memory (the tab as the system sees",
+        "it). The Jupyter server's: its resident memory's peak above the level before (the most",
+        "of any run). The variants without a browser (bench/large_server.py) run after the",
+        "browser's, in the same run, against a second Jupyter server with server-side mode on",
+        "that serves the same files.",
         "",
-        "| size | variant | time | memory | load |",
-        "|---|---|---|---|---|",
+        "| size | variant | time | the tab's memory | the Jupyter server's memory | load |",
+        "|---|---|---|---|---|---|",
     ]
     for label, entry in results["results"].items():
         size = entry["size"]
         for name, title in names.items():
+            measured = entry.get(name)
+            if measured is None:
+                continue
+            if "impossible" in measured:
+                lines.append(
+                    f"| {label} ({size / 1024**2:,.0f} MiB) | {title} | not possible:"
+                    f" {measured['impossible']} | | | |"
+                )
+                continue
             lines.append(
-                f"| {label} ({size / 1024**2:,.0f} MiB) | {title} | {times(entry[name])}"
-                f" | {memory(entry[name], size)} | {entry[name]['load']:.1f} |"
+                f"| {label} ({size / 1024**2:,.0f} MiB) | {title} | {times(measured)}"
+                f" | {memory(measured, size)} | {server_memory(measured)}"
+                f" | {measured['load']:.1f} |"
             )
+    # The issue's comparisons, as ratios of the medians.
+    ratios = {
+        "“Open from URL” / clone": ("openUrl", "clone"),
+        "(b) / clone": ("b", "clone"),
+        "publish / fetch PUT": ("publish", "fetchPut"),
+        "server-side publish / raw curl PUT": ("serverPublish", "curlPut"),
+    }
+    lines += ["", "| size | " + " | ".join(ratios) + " |", "|---|" + "---|" * len(ratios)]
+    for label, entry in results["results"].items():
+        cells = []
+        for top, bottom in ratios.values():
+            if "ms" in entry.get(top, {}) and "ms" in entry.get(bottom, {}):
+                cells.append(f"{entry[top]['ms'] / entry[bottom]['ms']:.2f}×")
+            else:
+                cells.append("—")
+        lines.append(f"| {label} | " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"
 
 
@@ -402,6 +440,11 @@ def run_large(lab_url: str, root: Path, endpoint: str) -> int:
         "large": prepare_large(root, endpoint),
     }
     results = run_node("large.js", config)
+    without_browser = measure_large_without_browser(
+        root, endpoint, config["large"], LARGE_ROUNDS, LAB_PORT + 2
+    )
+    for label, entry in without_browser.items():
+        results["results"][label].update(entry)
     markdown = large_table(results)
     (BENCH / "results").mkdir(exist_ok=True)
     (BENCH / "results" / "large.md").write_text(markdown)
