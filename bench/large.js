@@ -7,7 +7,9 @@
  * saves large files in chunks) on a presigned URL of the same object, and a
  * plain `fetch` PUT of the saved file to S3. bench/run.py --large starts the
  * servers and passes the configuration as JSON in argv[2]; the results are
- * printed as JSON.
+ * printed as JSON. BOOKSHELF_BENCH_ONLY (names of TASKS, comma-separated)
+ * runs some variants only; BOOKSHELF_BENCH_VERBOSE=1 says which one runs
+ * and passes on the page's console.
  */
 const os = require('os');
 const path = require('path');
@@ -100,6 +102,12 @@ const TASKS = {
   try {
     const context = await browser.newContext();
     const page = await context.newPage();
+    page.on('crash', () => console.error('the page crashed'));
+    page.on(
+      'console',
+      message =>
+        process.env.BOOKSHELF_BENCH_VERBOSE && console.error(message.text())
+    );
     await openLab(page, `${config.labUrl}/lab`);
     await exposeBookshelf(page);
     await allowSize(page, config.maxObjectSizeMB);
@@ -122,6 +130,15 @@ const TASKS = {
           }
         };
         for (const [name, task] of Object.entries(TASKS)) {
+          if (
+            process.env.BOOKSHELF_BENCH_ONLY &&
+            !process.env.BOOKSHELF_BENCH_ONLY.split(',').includes(name)
+          ) {
+            continue;
+          }
+          if (process.env.BOOKSHELF_BENCH_VERBOSE) {
+            console.error(new Date().toISOString(), label, round, name);
+          }
           // Lab asks before it uploads a file above 15 MB; a person clicks
           // Upload (in the timing, as for them).
           const accept =
