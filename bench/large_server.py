@@ -49,6 +49,14 @@ def _curl(*args: str) -> None:
     subprocess.run(["curl", "-sS", "-f", "--noproxy", "*", *args], check=True)
 
 
+def purge(client: Any, bucket: str, prefix: str) -> None:
+    """Delete every version of the objects under ``prefix``: the published bucket keeps them
+    all (versioning), and a few rounds of 1 GB publishes fill the disk."""
+    for page in client.get_paginator("list_object_versions").paginate(Bucket=bucket, Prefix=prefix):
+        for entry in page.get("Versions", []) + page.get("DeleteMarkers", []):
+            client.delete_object(Bucket=bucket, Key=entry["Key"], VersionId=entry["VersionId"])
+
+
 def measure_large_without_browser(
     root: Path, endpoint: str, large: dict, rounds: int, port: int
 ) -> dict:
@@ -153,6 +161,9 @@ class _Server:
                 seconds, grown = timed_with_memory(action, self.pid)
                 runs[name].append((seconds * 1000, grown, load))
                 copy.unlink(missing_ok=True)
+                if name in ("serverPublish", "curlPut"):
+                    purge(client, "published", "bench-large-server/")
+                    purge(client, "published", "bench-baseline/")
         for path in (*bodies.values(), download):
             path.unlink(missing_ok=True)
         results: dict[str, Any] = {}

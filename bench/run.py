@@ -24,7 +24,7 @@ sys.path.insert(0, str(REPO / "scripts"))
 sys.path.insert(0, str(BENCH))
 
 from large_server import VARIANTS as WITHOUT_BROWSER  # noqa: E402
-from large_server import measure_large_without_browser  # noqa: E402
+from large_server import measure_large_without_browser, purge  # noqa: E402
 from make_notebooks import SIZES, make_notebook  # noqa: E402
 from processes import stop_process  # noqa: E402
 from s3_fixture import s3_client  # noqa: E402
@@ -440,6 +440,8 @@ def run_large(lab_url: str, root: Path, endpoint: str) -> int:
         "large": prepare_large(root, endpoint),
     }
     results = run_node("large.js", config)
+    for prefix in ("bench-large/", "bench-baseline/"):
+        purge(s3_client(endpoint), "published", prefix)
     without_browser = measure_large_without_browser(
         root, endpoint, config["large"], LARGE_ROUNDS, LAB_PORT + 2
     )

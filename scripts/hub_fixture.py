@@ -146,6 +146,8 @@ def write_config(run_dir: Path, port: int, s3_settings: dict[str, Any]) -> Path:
         # Each user keeps their own settings and workspaces in their home (the default).
         # The page's app object is reachable, for the tests (as in Galata's own config).
         "--LabApp.expose_app_in_browser=True",
+        # Deleted test files go, not to each user's trash.
+        "--FileContentsManager.delete_to_trash=False",
     ]
     if os.geteuid() == 0:
         spawner_args.append("--ServerApp.allow_root=True")

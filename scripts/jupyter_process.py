@@ -78,6 +78,8 @@ def start_server_access_jupyter(
                     "allow_root": True,
                 },
                 "LabApp": {"app_settings_dir": str(settings_dir)},
+                # Deleted test files go, not to the user's trash.
+                "FileContentsManager": {"delete_to_trash": False},
             }
         )
     )

@@ -10,6 +10,9 @@ from pathlib import Path
 from jupyterlab.galata import configure_jupyter_server
 
 configure_jupyter_server(c)  # noqa: F821
+# Files the tests and benchmarks delete are deleted, not moved to the user's trash
+# (~/.local/share/Trash), where every run left gigabytes of test notebooks.
+c.FileContentsManager.delete_to_trash = False  # noqa: F821
 # The same for Notebook 7, which the tests start beside Lab.
 c.JupyterNotebookApp.expose_app_in_browser = True  # noqa: F821
 
