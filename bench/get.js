@@ -14,12 +14,9 @@
  * in the S3 server's log (`config.s3Log`). Prints the results as JSON.
  */
 const fs = require('fs');
-const path = require('path');
-const { chromium } = require(
-  path.join(__dirname, '..', 'ui-tests', 'node_modules', '@playwright', 'test')
-);
 
 const {
+  chromium,
   exposeBookshelf,
   LAUNCH,
   median,
@@ -62,6 +59,27 @@ async function instrument(page) {
       window.bookshelf._backend ?? (await window.bookshelf._loaded());
     window.__store = await backend.objectStore();
   }, config.s3Url);
+}
+
+/** A `fetch` of `url` with `headers` in the page, without the SDK, timed. */
+function plainGet(page, url, headers) {
+  return page.evaluate(
+    async ({ url, headers }) => {
+      const start = performance.now();
+      const response = await fetch(url, { cache: 'no-store', headers });
+      const got = performance.now();
+      await response.arrayBuffer();
+      const end = performance.now();
+      return {
+        total: end - start,
+        beforeFetch: 0,
+        toHeaders: got - start,
+        afterHeaders: end - got,
+        requests: 1
+      };
+    },
+    { url, headers }
+  );
 }
 
 const VARIANTS = {
@@ -118,43 +136,14 @@ const VARIANTS = {
       };
     }, config.objects[size]),
   // The floor's GET: a presigned URL, no preflight.
-  presigned: (page, size) =>
-    page.evaluate(async url => {
-      const start = performance.now();
-      const response = await fetch(url, { cache: 'no-store' });
-      const headers = performance.now();
-      await response.arrayBuffer();
-      const end = performance.now();
-      return {
-        total: end - start,
-        beforeFetch: 0,
-        toHeaders: headers - start,
-        afterHeaders: end - headers,
-        requests: 1
-      };
-    }, config.presignedUrls[size]),
+  presigned: (page, size) => plainGet(page, config.presignedUrls[size], {}),
   // A GET with a signed request's headers (not checked by the fixture),
   // without the SDK: what the preflight costs by itself.
   signedHeaders: (page, size) =>
-    page.evaluate(
-      async ({ url, headers }) => {
-        const start = performance.now();
-        const response = await fetch(url, { cache: 'no-store', headers });
-        const got = performance.now();
-        await response.arrayBuffer();
-        const end = performance.now();
-        return {
-          total: end - start,
-          beforeFetch: 0,
-          toHeaders: got - start,
-          afterHeaders: end - got,
-          requests: 1
-        };
-      },
-      {
-        url: `${config.s3Url}/examples/${config.objects[size]}`,
-        headers: s3Headers()
-      }
+    plainGet(
+      page,
+      `${config.s3Url}/examples/${config.objects[size]}`,
+      s3Headers()
     )
 };
 

@@ -12,12 +12,9 @@
  * and passes on the page's console.
  */
 const os = require('os');
-const path = require('path');
-const { chromium } = require(
-  path.join(__dirname, '..', 'ui-tests', 'node_modules', '@playwright', 'test')
-);
 
 const {
+  chromium,
   exposeBookshelf,
   LAUNCH,
   median,

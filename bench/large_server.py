@@ -80,10 +80,10 @@ def measure_large_without_browser(
     for folder in ("bench-large-server", "bench-large-a", "bench-large-b"):
         (root / folder).mkdir(exist_ok=True)
     server = _Server(api, f"http://127.0.0.1:{port}/", jupyter.pid, root, work)
+    client = s3_client(endpoint)
     try:
         return {
-            label: server.measure(label, entry, s3_client(endpoint), rounds)
-            for label, entry in large.items()
+            label: server.measure(label, entry, client, rounds) for label, entry in large.items()
         }
     finally:
         stop_process(jupyter, timeout=20)

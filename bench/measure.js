@@ -7,12 +7,10 @@
 const os = require('os');
 const path = require('path');
 const { execFileSync } = require('child_process');
-const { chromium } = require(
-  path.join(__dirname, '..', 'ui-tests', 'node_modules', '@playwright', 'test')
-);
 
 const { performance } = require('perf_hooks');
 const {
+  chromium,
   exposeBookshelf,
   LAUNCH,
   median,

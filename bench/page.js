@@ -3,7 +3,13 @@
  * browser, Lab's page and the page's memory.
  */
 const fs = require('fs');
+const path = require('path');
 const { performance } = require('perf_hooks');
+
+// Playwright as the UI tests install it (ui-tests/node_modules).
+const { chromium } = require(
+  path.join(__dirname, '..', 'ui-tests', 'node_modules', '@playwright', 'test')
+);
 
 const LAUNCH = {
   executablePath: process.env.BOOKSHELF_CHROMIUM || '/usr/bin/chromium',
@@ -123,6 +129,7 @@ async function peakMemory(page, session, browserSession, task, arg) {
 }
 
 module.exports = {
+  chromium,
   exposeBookshelf,
   LAUNCH,
   median,

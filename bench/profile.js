@@ -7,11 +7,8 @@
  * Build with `jlpm build` (development) first for readable function names.
  */
 const path = require('path');
-const { chromium } = require(
-  path.join(__dirname, '..', 'ui-tests', 'node_modules', '@playwright', 'test')
-);
 
-const { exposeBookshelf, openLab } = require('./page');
+const { chromium, exposeBookshelf, openLab } = require('./page');
 
 const config = JSON.parse(process.argv[2]);
 const TOP = Number(process.env.BOOKSHELF_PROFILE_TOP || 25);

@@ -440,8 +440,9 @@ def run_large(lab_url: str, root: Path, endpoint: str) -> int:
         "large": prepare_large(root, endpoint),
     }
     results = run_node("large.js", config)
+    client = s3_client(endpoint)
     for prefix in ("bench-large/", "bench-baseline/"):
-        purge(s3_client(endpoint), "published", prefix)
+        purge(client, "published", prefix)
     without_browser = measure_large_without_browser(
         root, endpoint, config["large"], LARGE_ROUNDS, LAB_PORT + 2
     )
