@@ -4,6 +4,7 @@ import { ReadableStream } from 'stream/web';
 import { checkOnServer, ServerCommitter } from '../clone/committer';
 import { hasResponseStatus } from '../clone/writer';
 import { rejection } from './fakes/rejection';
+import { blobBytes } from './fakes/bytes';
 import { BookshelfError } from '../errors/errors';
 
 const BASE_URL = 'http://127.0.0.1:8888/user/ana/';
@@ -34,13 +35,7 @@ class RequestKeepingBody extends Request {
       return new TextEncoder().encode(body);
     }
     if (body instanceof Blob) {
-      return new Uint8Array(
-        await new Promise<ArrayBuffer>(resolve => {
-          const reader = new FileReader();
-          reader.onload = () => resolve(reader.result as ArrayBuffer);
-          reader.readAsArrayBuffer(body);
-        })
-      );
+      return blobBytes(body);
     }
     return new Uint8Array(body as ArrayBuffer);
   }

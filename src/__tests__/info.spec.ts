@@ -542,7 +542,7 @@ describe('IBookshelf.info', () => {
       expect(result.cors.message).toContain('was not checked');
     });
 
-    it('passes rules without POST, saying large notebooks are then published whole', async () => {
+    it('passes rules without POST, saying large notebooks are then published in one upload', async () => {
       const older = [
         { ...GOOD_RULES[0], allowedMethods: ['GET', 'HEAD', 'PUT', 'DELETE'] }
       ];
@@ -551,7 +551,7 @@ describe('IBookshelf.info', () => {
       });
       expect(result.cors.state).toBe('pass');
       expect(result.cors.message).toContain(
-        'They do not allow POST, so a notebook above 1 MiB is published in one upload'
+        'They do not allow POST, so a notebook above 16 MiB is published in one upload instead of in parts.'
       );
       expect(result.cors.fix).toContain('To publish large notebooks in parts:');
       expect(

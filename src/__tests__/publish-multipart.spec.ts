@@ -264,21 +264,6 @@ describe('publishing a large notebook in parts', () => {
     );
   });
 
-  it('publishes whole to a bucket whose CORS rule does not allow POST', async () => {
-    deps.openSaved = savedFiles(contents, { pieceSize: 256 * 1024 }).open;
-    // What the SDK meets when the preflight of the POST is refused.
-    store.options.failure = method =>
-      method === 'createMultipartUpload'
-        ? new TypeError('Failed to fetch')
-        : undefined;
-    await publish();
-    expect(calls('uploadPart')).toEqual([]);
-    expect(calls('putObject')).toHaveLength(1);
-    expect(bytesEqual((await store.getObject(BUCKET, KEY)).bytes, BIG)).toBe(
-      true
-    );
-  });
-
   it('publishes whole a file whose size the server did not announce', async () => {
     deps.openSaved = savedFiles(contents, {
       pieceSize: 256 * 1024,
@@ -333,6 +318,172 @@ describe('publishing a large notebook in parts', () => {
     expect(bytesEqual((await store.getObject(BUCKET, KEY)).bytes, BIG)).toBe(
       true
     );
+  });
+
+  it('publishes in one put, not read into the page, to a bucket whose CORS rule does not allow POST', async () => {
+    // deps.openSaved's file cannot be read whole in the page.
+    store.options.failure = method =>
+      method === 'createMultipartUpload'
+        ? new TypeError('Failed to fetch')
+        : undefined;
+    await publish();
+    expect(calls('uploadPart')).toEqual([]);
+    expect(calls('putObject')).toHaveLength(1);
+    expect(bytesEqual((await store.getObject(BUCKET, KEY)).bytes, BIG)).toBe(
+      true
+    );
+  });
+
+  describe('in one put, checked on the server', () => {
+    let bodies: string[];
+
+    beforeEach(() => {
+      // BIG is above checkOnServerAbove and below multipart.above.
+      deps.checkOnServerAbove = 64 * 1024;
+      deps.multipart = { above: 4 * PART, partSize: PART };
+      // As the server's /files/ path: a Blob the page need not read.
+      const ranges = savedRanges(contents);
+      deps.readSavedRange = async (path, start, end) => {
+        const bytes = await ranges(path, start, end);
+        return bytes && new Blob([bytes]);
+      };
+      bodies = [];
+      const put = store.putObject.bind(store);
+      store.putObject = (bucket, key, body, options) => {
+        bodies.push(body instanceof Blob ? 'Blob' : typeof body);
+        return put(bucket, key, body, options);
+      };
+    });
+
+    function saveAgainAfterCheck(text: string): void {
+      const check = deps.checkSaved!;
+      let checks = 0;
+      deps.checkSaved = async (path, partSize) => {
+        const checked = await check(path, partSize);
+        if (++checks === 1) {
+          contents.addFile(path, utf8(text));
+        }
+        return checked;
+      };
+      // The page fetches the file once the check has read it.
+      const read = deps.readSavedRange!;
+      deps.readSavedRange = async (path, start, end) => {
+        while (checks === 0) {
+          await new Promise(resolve => setTimeout(resolve, 1));
+        }
+        return read(path, start, end);
+      };
+    }
+
+    it("sends the server's bytes as a Blob with the server's MD5, never read into the page", async () => {
+      const partSizes: number[] = [];
+      const check = deps.checkSaved!;
+      deps.checkSaved = (path, partSize, onPart) => {
+        partSizes.push(partSize);
+        return check(path, partSize, onPart);
+      };
+      const progress: ITransferProgress[] = [];
+      const result = await publish({ onProgress: step => progress.push(step) });
+
+      expect(bodies).toEqual(['Blob']);
+      expect(calls('createMultipartUpload')).toEqual([]);
+      // One part as large as the file: its MD5 is the file's.
+      expect(partSizes).toHaveLength(1);
+      expect(partSizes[0]).toBeGreaterThanOrEqual(BIG.length);
+      const stored = await store.getObject(BUCKET, KEY);
+      expect(bytesEqual(stored.bytes, BIG)).toBe(true);
+      expect(result.etag).toBe(etagOf(BIG));
+      expect(store.puts[0]).toMatchObject({
+        contentType: 'application/x-ipynb+json',
+        ifNoneMatch: '*'
+      });
+      expect(progress[progress.length - 1]).toEqual({
+        loaded: BIG.length,
+        total: BIG.length
+      });
+    });
+
+    it('publishes nothing when the server finds it is not a notebook', async () => {
+      contents.addFile(
+        'work/big.ipynb',
+        bigNotebook(2 * PART).replace('"nbformat": 4', '"nbformat": 3')
+      );
+      const error = await rejection(publish());
+      expect(error.code).toBe('NotANotebook');
+      expect(error.message).toContain("'work/big.ipynb' is not a valid");
+      expect(calls('putObject')).toEqual([]);
+      expect(await store.headObject(BUCKET, KEY)).toBeNull();
+    });
+
+    it('publishes nothing when the file was saved again, at another size, before the check', async () => {
+      const open = deps.openSaved!;
+      deps.openSaved = async path => {
+        const saved = await open(path);
+        contents.addFile(path, utf8(bigNotebook(3 * PART)));
+        return saved;
+      };
+      const error = await rejection(publish());
+      expect(error.code).toBe('ReadFailed');
+      expect(error.detail).toMatchObject({ reason: 'saved-meanwhile' });
+      expect(calls('putObject')).toEqual([]);
+      expect(await store.headObject(BUCKET, KEY)).toBeNull();
+    });
+
+    it('publishes nothing when the file was saved again, at the same size, after the check: S3 refuses the bytes', async () => {
+      saveAgainAfterCheck(
+        bigNotebook(2 * PART + 12345).replace('xxxx', 'yyyy')
+      );
+      const error = await rejection(publish());
+      expect(error.code).toBe('ReadFailed');
+      expect(error.detail).toMatchObject({ reason: 'saved-meanwhile' });
+      expect(error.message).toContain(
+        'saved again while it was being published, so nothing was published'
+      );
+      expect(await store.headObject(BUCKET, KEY)).toBeNull();
+    });
+
+    it('says so when an S3 service that ignores Content-MD5 stored a save made after the check', async () => {
+      store.options.ignoreContentMd5 = true;
+      saveAgainAfterCheck(
+        bigNotebook(2 * PART + 12345).replace('xxxx', 'yyyy')
+      );
+      const error = await rejection(publish());
+      expect(error.code).toBe('ReadFailed');
+      expect(error.detail).toMatchObject({ reason: 'saved-unchecked' });
+      expect(error.message).toContain(
+        'stored the bytes of that save, which were not checked'
+      );
+    });
+
+    it('stops the put when cancelled, and stores nothing', async () => {
+      const controller = new AbortController();
+      store.options.beforePut = () => controller.abort();
+      const error = await rejection(publish({ signal: controller.signal }));
+      expect(error.code).toBe('Cancelled');
+      expect(await store.headObject(BUCKET, KEY)).toBeNull();
+    });
+
+    it("refuses under 'never' where the S3 service ignores If-None-Match, and puts nothing", async () => {
+      withPolicy('never');
+      deps.conditionalWrites = async () => ({
+        ifMatch: true,
+        ifNoneMatch: false
+      });
+      const error = await rejection(publish());
+      expect(error.code).toBe('NotConfigured');
+      expect(error.detail).toMatchObject({ reason: 'conditional-writes' });
+      expect(calls('putObject')).toEqual([]);
+    });
+
+    it('reads the notebook into the page when the server cannot check it', async () => {
+      deps.openSaved = savedFiles(contents, { pieceSize: 256 * 1024 }).open;
+      deps.checkSaved = async (): Promise<IServerCheck | null> => null;
+      await publish();
+      expect(bodies).toEqual(['object']);
+      expect(bytesEqual((await store.getObject(BUCKET, KEY)).bytes, BIG)).toBe(
+        true
+      );
+    });
   });
 
   it('knows its own completion when the answer was lost and the retry refused', async () => {

@@ -14,6 +14,7 @@ import { blobBody, cacheMode, createObjectStore } from '../s3/client';
 import { DOWNLOAD_ATTEMPTS, UPLOAD_ATTEMPTS } from '../s3/retry';
 import type { IObjectStore } from '../s3/types';
 import { FakeS3Http, md5Hex } from './fakes/http';
+import { blobBytes } from './fakes/bytes';
 
 /** An error's detail, whatever its code. */
 const detailOf = (error: { detail: unknown }) =>
@@ -358,25 +359,16 @@ describe('SdkObjectStore.putObject over a failing network', () => {
 });
 
 describe('blobBody', () => {
-  const bytesOf = async (blob: Blob) =>
-    new Uint8Array(
-      await new Promise<ArrayBuffer>(resolve => {
-        const reader = new FileReader();
-        reader.onload = () => resolve(reader.result as ArrayBuffer);
-        reader.readAsArrayBuffer(blob);
-      })
-    );
-
   it('sends the bytes of a view as a Blob, and only those', async () => {
     const buffer = new Uint8Array([0, 1, 2, 3, 4, 5, 6, 7]);
     const { body } = blobBody('PUT', buffer.subarray(2, 5));
     expect(body).toBeInstanceOf(Blob);
-    expect([...(await bytesOf(body!))]).toEqual([2, 3, 4]);
+    expect([...(await blobBytes(body!))]).toEqual([2, 3, 4]);
   });
 
   it('sends text as a Blob of its UTF-8 bytes, as fetch would', async () => {
     const { body } = blobBody('POST', 'héllo ✓');
-    expect([...(await bytesOf(body!))]).toEqual([
+    expect([...(await blobBytes(body!))]).toEqual([
       ...new TextEncoder().encode('héllo ✓')
     ]);
   });

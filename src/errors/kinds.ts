@@ -159,8 +159,12 @@ export interface IBookshelfErrorDetails {
   ReadFailed: {
     path: string;
     jupyterStatus?: number;
-    /** The file was saved again while it was read for a publish. */
-    reason?: 'saved-meanwhile';
+    /**
+     * The file was saved again while it was read for a publish: nothing was
+     * published, or (`saved-unchecked`, where the S3 service ignores
+     * Content-MD5) S3 holds the bytes of that save, which were not checked.
+     */
+    reason?: 'saved-meanwhile' | 'saved-unchecked';
   };
   Corrupted: IS3Context &
     ITries &

@@ -371,13 +371,19 @@ export const ERROR_MESSAGES: {
     )
   }),
   ReadFailed: (detail, trans) =>
-    detail.reason === 'saved-meanwhile'
+    detail.reason
       ? {
           title: trans.__('The notebook changed while it was published'),
-          message: trans.__(
-            "'%1' was saved again while it was being published, so nothing was published.",
-            detail.path
-          ),
+          message:
+            detail.reason === 'saved-meanwhile'
+              ? trans.__(
+                  "'%1' was saved again while it was being published, so nothing was published.",
+                  detail.path
+                )
+              : trans.__(
+                  "'%1' was saved again while it was being published, and the S3 service, which does not verify Content-MD5, stored the bytes of that save, which were not checked.",
+                  detail.path
+                ),
           fix: trans.__('Publish again to publish the version saved now.')
         }
       : {

@@ -1042,7 +1042,7 @@ export class LiveChecks {
               label,
               'pass',
               `${passed} ${trans.__(
-                'They do not allow POST, so a notebook above %1 MiB is published in one upload, held in the page, instead of in parts.',
+                'They do not allow POST, so a notebook above %1 MiB is published in one upload instead of in parts.',
                 String(publishRules.multipart.above / 1024 ** 2)
               )}`,
               `${trans.__('To publish large notebooks in parts:')} ${fix}`,

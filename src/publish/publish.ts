@@ -59,6 +59,14 @@ export { probeConditionalCompletes } from './conditional';
 export const NOTEBOOK_CONTENT_TYPE = publishRules.contentType;
 
 /**
+ * Above this size, a saved notebook is checked and hashed by the Jupyter
+ * server, and its bytes go to S3 as a Blob the page never reads: reading
+ * and checking 10 MB in the page costs more than the server's check, which
+ * runs while the browser fetches the file.
+ */
+export const CHECK_ON_SERVER_ABOVE = publishRules.checkOnServer.above;
+
+/**
  * What publishing needs: the S3 service and a contents manager
  * (`app.serviceManager.contents` fits).
  */
@@ -105,6 +113,11 @@ export interface IPublishDeps {
    * published in parts. Default: `MULTIPART_ABOVE` and `PART_SIZE`.
    */
   multipart?: { above: number; partSize: number };
+  /**
+   * Above which size a saved notebook is checked by the server instead of
+   * read into the page. Default: `CHECK_ON_SERVER_ABOVE`.
+   */
+  checkOnServerAbove?: number;
   /**
    * Whether the S3 service honours conditional writes in `bucket` (see
    * `probeConditionalWrites`; the model remembers the answer for the
@@ -191,10 +204,11 @@ export async function readPublishTarget(
  * Whether an existing object is replaced follows the overwrite policy (see
  * `decideOverwrite`); every put is conditional where it can be, so a
  * version another publisher wrote meanwhile is never lost. A saved
- * notebook above `multipart.above` bytes is checked by the server and
- * uploaded in parts read from the server (see `publishInParts`), where the
- * server and the S3 service allow it; anything else is read, checked here
- * and put whole.
+ * notebook above `checkOnServerAbove` bytes is checked by the server and
+ * put whole without being read into the page (see `publishCheckedOnServer`),
+ * above `multipart.above` bytes uploaded in parts read from the server (see
+ * `publishInParts`), where the server and the S3 service allow it; anything
+ * else is read, checked here and put whole.
  *
  * Throws `BookshelfError`s: `PublishNotConfigured`, `NotANotebook`,
  * `InvalidRequest`, `Conflict` (the object exists and may not be replaced,
@@ -228,8 +242,9 @@ export async function publishNotebook(
     : undefined;
   existing?.catch(() => undefined); // awaited in decideWrite
 
-  // A large saved notebook is read as it is uploaded in parts (and checked
-  // on the server meanwhile); anything else is read whole and checked here.
+  // A large saved notebook is checked on the server and sent from the
+  // server's bytes (in parts, the largest); anything else is read whole and
+  // checked here.
   let saved: ISavedFile | null = null;
   let whole: IWholeNotebook | null = null;
   if (options.body) {
@@ -239,24 +254,31 @@ export async function publishNotebook(
     if (
       !saved ||
       saved.size === undefined ||
-      saved.size <= multipart.above ||
+      saved.size <= (deps.checkOnServerAbove ?? CHECK_ON_SERVER_ABOVE) ||
       !deps.checkSaved ||
-      !deps.readSavedRange ||
-      !deps.conditionalCompletes
+      !deps.readSavedRange
     ) {
       whole = await readWhole(deps, path, saved, trans);
     }
   }
   const decision = await decideWrite(
     deps,
-    { path, bucket, key, where, options, trans, existing },
-    saved,
+    {
+      path,
+      bucket,
+      key,
+      where,
+      options,
+      trans,
+      existing,
+      inParts:
+        !whole && saved!.size! > multipart.above && !!deps.conditionalCompletes
+    },
     whole
   ).catch(error => {
     saved?.release();
     throw error;
   });
-  whole = decision.whole;
   throwIfAborted(signal);
 
   const write: IWrite = {
@@ -269,9 +291,19 @@ export async function publishNotebook(
     trans
   };
   let result: IPutObjectResult | null = null;
-  if (!whole) {
+  if (!whole && decision.inParts) {
     result = await publishInParts(deps, path, saved!, write, {
       partSize: multipart.partSize,
+      signal,
+      onProgress: options.onProgress
+    });
+    if (!result) {
+      // Not in parts, then in one put, whose condition must be honoured.
+      await refuseIgnoredCondition(deps, write, decision.needed);
+    }
+  }
+  if (!whole && !result) {
+    result = await publishCheckedOnServer(deps, path, saved!, write, {
       signal,
       onProgress: options.onProgress
     });
@@ -310,7 +342,8 @@ export async function publishNotebook(
  * The checks before a publish writes: the notebook (when whole), the
  * overwrite policy against what is there, and whether the S3 service
  * honours the condition the policy relies on. Returns the write's
- * condition, and the notebook whole when it must be put whole.
+ * condition, and whether the upload in parts can keep it (else the
+ * notebook goes in one put).
  */
 async function decideWrite(
   deps: IPublishDeps,
@@ -323,13 +356,14 @@ async function decideWrite(
     trans: TranslationBundle;
     /** The destination's head, asked already. */
     existing?: Promise<IObjectHead | null>;
+    /** The saved notebook is to be uploaded in parts. */
+    inParts: boolean;
   },
-  saved: ISavedFile | null,
   whole: IWholeNotebook | null
 ): Promise<{
   condition: PutCondition;
   needed: 'ifMatch' | 'ifNoneMatch' | null;
-  whole: IWholeNotebook | null;
+  inParts: boolean;
 }> {
   const { path, bucket, key, where, options, trans } = target;
   const { settings, signal } = options;
@@ -368,15 +402,19 @@ async function decideWrite(
     settings.overwritePolicy,
     decision.condition
   );
-  if (!whole && needed && !(await deps.conditionalCompletes!(bucket))[needed]) {
-    whole = await readWhole(deps, path, saved, trans);
-    checkPublishable(path, whole.bytes, trans);
+  let inParts = target.inParts;
+  if (
+    inParts &&
+    needed &&
+    !(await deps.conditionalCompletes!(bucket))[needed]
+  ) {
+    inParts = false;
   }
-  if (whole) {
+  if (!inParts) {
     await refuseIgnoredCondition(deps, { bucket, key, trans }, needed);
   }
   throwIfAborted(signal);
-  return { condition: decision.condition, needed, whole };
+  return { condition: decision.condition, needed, inParts };
 }
 
 /**
@@ -453,6 +491,122 @@ function putWhole(
       }),
     () => `"${toHex(whole.md5 ?? md5(whole.bytes))}"`
   );
+}
+
+/**
+ * Put the saved notebook in one request, once the server has checked it:
+ * the server reads, checks and hashes the file while the browser fetches
+ * it as a Blob the page never reads, and the put carries the server's MD5
+ * as its Content-MD5, so that S3 stores only the bytes that were checked
+ * (a file saved again in between is refused: 400 BadDigest). Where the
+ * S3 service ignores Content-MD5, the ETag it answers shows which bytes
+ * it stored. Null when the server cannot check the file or give its
+ * bytes: nothing was published, and the caller reads it and puts it whole.
+ */
+async function publishCheckedOnServer(
+  deps: IPublishDeps,
+  path: string,
+  saved: ISavedFile,
+  write: IWrite,
+  options: ITransferOptions
+): Promise<IPutObjectResult | null> {
+  const { trans, store, bucket, key } = write;
+  const size = saved.size!;
+  // The bytes are fetched again as a Blob, not read from this answer.
+  saved.release();
+  const [check, body] = await Promise.all([
+    checkWholeOnServer(deps, path, trans),
+    deps.readSavedRange!(path, 0, size).catch(error => {
+      throw couldNotRead(path, error, trans);
+    })
+  ]);
+  if (!check || !body) {
+    return null;
+  }
+  const sent = body instanceof Blob ? body.size : body.byteLength;
+  if (check.size !== size || sent !== size) {
+    throw savedMeanwhile(path);
+  }
+  const { md5Hex } = check;
+  const { signal, onProgress } = options;
+  let result: IPutObjectResult;
+  try {
+    result = await writeOnCondition(
+      write,
+      condition =>
+        store.putObject(bucket, key, body, {
+          ...condition,
+          md5: fromHex(md5Hex),
+          contentType: NOTEBOOK_CONTENT_TYPE,
+          signal,
+          onProgress: onProgress
+            ? (loaded, total) => onProgress({ loaded, total })
+            : undefined
+        }),
+      () => `"${md5Hex}"`
+    );
+  } catch (error) {
+    // S3 refused the bytes, attempt after attempt, as not those hashed:
+    // damaged on the way, or saved again since the check.
+    if (
+      isBookshelfError(error, 'Corrupted') &&
+      (await checkWholeOnServer(deps, path, trans).catch(() => null))
+        ?.md5Hex !== md5Hex
+    ) {
+      throw savedMeanwhile(path);
+    }
+    throw error;
+  }
+  const stored = result.etag?.replace(/"/g, '').toLowerCase();
+  if (stored && /^[0-9a-f]{32}$/.test(stored) && stored !== md5Hex) {
+    // A plain MD5 (not KMS's, nor an upload in parts'), of other bytes.
+    throw new BookshelfError({
+      code: 'ReadFailed',
+      detail: { path, reason: 'saved-unchecked' }
+    });
+  }
+  return result;
+}
+
+/**
+ * S3's largest part and single put: a part size under which a file is one
+ * part, whose MD5 is the file's.
+ */
+const WHOLE_FILE_PART = 5 * 1024 ** 3;
+
+/**
+ * The server's check of the saved notebook at `path`, with its size and
+ * MD5; null when the server cannot check it. Rejects with the publish's
+ * error (`NotANotebook`, `ReadFailed`).
+ */
+async function checkWholeOnServer(
+  deps: IPublishDeps,
+  path: string,
+  trans: TranslationBundle
+): Promise<{ size: number; md5Hex: string } | null> {
+  let check: IServerCheck | null;
+  try {
+    check = await deps.checkSaved!(path, WHOLE_FILE_PART);
+  } catch (error) {
+    throw serverCheckFailed(path, error, trans);
+  }
+  if (check?.size === undefined || check.partMd5s?.length !== 1) {
+    return null;
+  }
+  return { size: check.size, md5Hex: check.partMd5s[0] };
+}
+
+/**
+ * The publish's error for a failed check on the server.
+ */
+function serverCheckFailed(
+  path: string,
+  error: unknown,
+  trans: TranslationBundle
+): BookshelfError {
+  return isBookshelfError(error, 'NotANotebook')
+    ? notPublishable(path, error.detail.message, trans, error)
+    : couldNotRead(path, error, trans);
 }
 
 /**
@@ -584,9 +738,7 @@ function checkWhileUploading(
       return check as IServerCheck & { size: number; etag: string };
     },
     error => {
-      throw isBookshelfError(error, 'NotANotebook')
-        ? notPublishable(path, error.detail.message, trans, error)
-        : couldNotRead(path, error, trans);
+      throw serverCheckFailed(path, error, trans);
     }
   );
   checked.catch(error => digests.end(error));

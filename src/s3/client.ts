@@ -331,9 +331,23 @@ class SdkObjectStore implements IObjectStore {
   async putObject(
     bucket: string,
     key: string,
-    body: Uint8Array | string,
+    body: Uint8Array | string | Blob,
     options: IPutObjectOptions = {}
   ): Promise<IPutObjectResult> {
+    if (body instanceof Blob) {
+      // As a part given as a Blob (see uploadPart): not read into the page,
+      // so its digest must be given.
+      if (!options.md5) {
+        throw new Error('A Blob body needs its MD5 digest.');
+      }
+      const digests = {
+        md5: toBase64(options.md5),
+        payloadHash: 'UNSIGNED-PAYLOAD'
+      };
+      return retryDamaged(UPLOAD_ATTEMPTS, options.signal, () =>
+        this._putObjectOnce(bucket, key, body, digests, options)
+      );
+    }
     const bytes =
       typeof body === 'string' ? new TextEncoder().encode(body) : body;
     // SHA-256 runs on another thread while MD5 runs on this one.
@@ -349,7 +363,7 @@ class SdkObjectStore implements IObjectStore {
   private async _putObjectOnce(
     bucket: string,
     key: string,
-    bytes: Uint8Array,
+    bytes: Uint8Array | Blob,
     digests: { md5: string; payloadHash?: string },
     options: IPutObjectOptions
   ): Promise<IPutObjectResult> {
@@ -357,7 +371,7 @@ class SdkObjectStore implements IObjectStore {
     try {
       const credentials = await this._config.credentials();
       const client = this._createClient(credentials, bucket);
-      const total = bytes.byteLength;
+      const total = bytes instanceof Blob ? bytes.size : bytes.byteLength;
       options.onProgress?.(0, total);
       const command = new PutObjectCommand({
         Bucket: bucket,

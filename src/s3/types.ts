@@ -75,6 +75,7 @@ export interface IPutObjectOptions {
   /**
    * The body's MD5 digest, when the caller computed it already (while
    * reading the bytes): hashing 50 MB takes a few hundred milliseconds.
+   * Required for a Blob body, which is not read into the page.
    */
   md5?: Uint8Array;
   /**
@@ -145,7 +146,7 @@ export interface IObjectStore {
   putObject(
     bucket: string,
     key: string,
-    body: Uint8Array | string,
+    body: Uint8Array | string | Blob,
     options?: IPutObjectOptions
   ): Promise<IPutObjectResult>;
   /** Start a multipart upload; its upload id. */

@@ -58,3 +58,16 @@ export function notebookText(marker = 'x'): string {
     nbformat_minor: 5
   });
 }
+
+/**
+ * The bytes of a Blob (jsdom's Blob has no `arrayBuffer`; its FileReader
+ * reads it).
+ */
+export function blobBytes(blob: Blob): Promise<Uint8Array> {
+  return new Promise((resolve, reject) => {
+    const reader = new FileReader();
+    reader.onload = () => resolve(new Uint8Array(reader.result as ArrayBuffer));
+    reader.onerror = () => reject(reader.error);
+    reader.readAsArrayBuffer(blob);
+  });
+}

@@ -15,6 +15,7 @@ import { BookshelfError } from '../../errors/errors';
 import type { IConditionalWrites } from '../../publish/conditional';
 import type { ICorsRule } from '../../s3/cors';
 import { toBookshelfError } from '../../s3/diagnosis';
+import { blobBytes } from './bytes';
 import type {
   ICompleteUploadOptions,
   IGetObjectOptions,
@@ -99,6 +100,11 @@ export interface IFakeStoreOptions {
   partFailure?: (partNumber: number, attempt: number) => unknown;
   /** Called when a part arrives, before it is stored (to pause it). */
   beforePart?: (partNumber: number) => void | Promise<void>;
+  /**
+   * Store a put whose body does not match its Content-MD5, as s3rver does
+   * (S3, moto and MinIO refuse it: 400 BadDigest).
+   */
+  ignoreContentMd5?: boolean;
 }
 
 /**
@@ -288,9 +294,10 @@ export class FakeObjectStore implements IObjectStore {
   async putObject(
     bucket: string,
     key: string,
-    body: Uint8Array | string,
+    given: Uint8Array | string | Blob,
     options: IPutObjectOptions = {}
   ): Promise<IPutObjectResult> {
+    const body = given instanceof Blob ? await blobBytes(given) : given;
     this.calls.push(`putObject ${bucket}/${key}`);
     this.puts.push({
       bucket,
@@ -303,7 +310,26 @@ export class FakeObjectStore implements IObjectStore {
     cancelIfAborted(options.signal);
     this._meet('putObject', bucket, key);
     await this.options.beforePut?.(bucket, key, options);
+    cancelIfAborted(options.signal);
     this._checkConditions(bucket, key, options, true);
+    if (
+      options.md5 &&
+      !this.options.ignoreContentMd5 &&
+      etagOf(
+        typeof body === 'string' ? new TextEncoder().encode(body) : body
+      ).slice(1, -1) !== Buffer.from(options.md5).toString('hex')
+    ) {
+      throw toBookshelfError(
+        Object.assign(
+          new Error('The Content-MD5 you specified did not match'),
+          {
+            name: 'BadDigest',
+            $metadata: { httpStatusCode: 400 }
+          }
+        ),
+        { bucket, key }
+      );
+    }
     const versionId = this.addObject(bucket, key, body, options.contentType);
     const stored = this._bucket(bucket).objects.get(key)!;
     const size =
@@ -345,10 +371,7 @@ export class FakeObjectStore implements IObjectStore {
     body: Uint8Array | Blob,
     options: IUploadPartOptions = {}
   ): Promise<IUploadedPart> {
-    const bytes =
-      body instanceof Uint8Array
-        ? body
-        : new Uint8Array(await new Response(body).arrayBuffer());
+    const bytes = body instanceof Blob ? await blobBytes(body) : body;
     this.calls.push(`uploadPart ${bucket}/${key} ${partNumber}`);
     const attempt = (this._partAttempts.get(partNumber) ?? 0) + 1;
     this._partAttempts.set(partNumber, attempt);
