@@ -9,6 +9,7 @@ import {
   PutBucketVersioningCommand,
   S3Client
 } from '@aws-sdk/client-s3';
+import { createHash } from 'crypto';
 import * as fs from 'fs';
 import * as path from 'path';
 
@@ -288,6 +289,74 @@ test.describe('a large notebook', () => {
     expect(await openUploads('published')).not.toContain(path);
   });
 
+  test('up to 16 MiB is put in one upload of the bytes the server checked, byte for byte', async ({
+    page,
+    tmpPath
+  }) => {
+    const name = 'medium.ipynb';
+    const path = `${tmpPath}/${name}`;
+    const bytes = largeNotebook(6 * MiB, 'medium');
+    writeOnDisk(path, bytes);
+    await page.filebrowser.refresh();
+    const toS3: string[] = [];
+    page.on('request', request => {
+      if (request.url().includes('/published/')) {
+        toS3.push(`${request.method()} ${new URL(request.url()).search}`);
+      }
+    });
+
+    await publishFromContextMenu(page, name);
+    await confirmPublish(page, 'new');
+    await expect(toast(page, 'Published version')).toBeVisible({
+      timeout: 60000
+    });
+
+    const stored = await getObject('published', path);
+    expect(stored!.body.equals(bytes)).toBe(true);
+    const md5 = createHash('md5').update(bytes).digest('hex');
+    expect((await headObject('published', path))!.etag).toBe(`"${md5}"`);
+    // One put, no upload in parts.
+    expect(toS3.filter(request => request.startsWith('PUT'))).toEqual([
+      'PUT ?x-id=PutObject'
+    ]);
+    expect(toS3.filter(request => request.startsWith('POST'))).toEqual([]);
+  });
+
+  test('saved again between the check and the upload is not published: S3 refuses the bytes', async ({
+    page,
+    tmpPath
+  }) => {
+    const name = 'resaved.ipynb';
+    const path = `${tmpPath}/${name}`;
+    writeOnDisk(path, largeNotebook(6 * MiB, 'before'));
+    await page.filebrowser.refresh();
+    // The server's check reads the file; then it is saved again (same
+    // size), before the browser fetches the bytes it uploads.
+    let checked!: () => void;
+    const afterCheck = new Promise<void>(resolve => (checked = resolve));
+    await page.route(/api\/bookshelf\/check/, async route => {
+      const response = await route.fetch();
+      writeOnDisk(path, largeNotebook(6 * MiB, 'after!'));
+      checked();
+      await route.fulfill({ response });
+    });
+    await page.route(/\/files\//, async route => {
+      if (route.request().headers()['range']) {
+        await afterCheck;
+      }
+      await route.fallback();
+    });
+
+    await publishFromContextMenu(page, name);
+    await confirmPublish(page, 'new');
+    await expect(
+      toast(page, 'was saved again while it was being published')
+    ).toBeVisible({ timeout: 60000 });
+    expect(await headObject('published', path)).toBeNull();
+    await page.unroute(/api\/bookshelf\/check/);
+    await page.unroute(/\/files\//);
+  });
+
   test('cancelled while its parts go up, leaves no object and no parts', async ({
     page,
     tmpPath
@@ -365,13 +434,14 @@ test.describe('a publish bucket whose CORS rule predates uploads in parts', () =
     );
   });
 
-  test('still gets a large notebook, uploaded whole, byte for byte', async ({
+  test('still gets a large notebook, in one upload, byte for byte', async ({
     page,
     tmpPath
   }) => {
     const name = 'large.ipynb';
     const filePath = `${tmpPath}/${name}`;
-    const notebook = largeNotebook(3 * 1024 * 1024, 'whole');
+    // Above 16 MiB, which goes in parts where the rule allows it.
+    const notebook = largeNotebook(20 * 1024 * 1024, 'whole');
     writeOnDisk(filePath, notebook);
     await page.filebrowser.refresh();
     const refused: string[] = [];

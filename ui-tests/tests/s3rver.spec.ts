@@ -12,6 +12,7 @@ import {
   PutObjectCommand,
   S3Client
 } from '@aws-sdk/client-s3';
+import { createHash } from 'crypto';
 import * as fs from 'fs';
 import * as path from 'path';
 
@@ -21,6 +22,7 @@ import {
   callBookshelf,
   expectNotification,
   fixture,
+  largeNotebook,
   namesOnDisk,
   notebookText,
   writeOnDisk
@@ -232,6 +234,63 @@ test.describe('s3rver with the right keys, a large notebook', () => {
     // 20 MiB and more in parts of 8 MiB, each signed (s3rver checks every
     // signature; its ETag of the whole is the MD5 of the bytes, not S3's).
     expect(parts.sort()).toEqual(['1', '2', '3']);
+  });
+});
+
+test.describe('s3rver with the right keys, a notebook of a few MiB', () => {
+  useS3rver();
+  const MiB = 1024 * 1024;
+
+  test('is put in one signed upload of the bytes the server checked', async ({
+    page,
+    tmpPath
+  }) => {
+    const filePath = `${tmpPath}/medium.ipynb`;
+    const bytes = largeNotebook(4 * MiB, 'one put');
+    writeOnDisk(filePath, bytes);
+    const published = await callBookshelf<{ etag: string }>(
+      page,
+      'publish',
+      filePath
+    );
+    expect(await readObject('published', filePath)).toBe(
+      bytes.toString('utf8')
+    );
+    const md5 = createHash('md5').update(bytes).digest('hex');
+    expect(published.etag).toBe(`"${md5}"`);
+  });
+
+  test('saved again after the check: s3rver ignores Content-MD5 and stores that save, and the publish says so', async ({
+    page,
+    tmpPath
+  }) => {
+    const filePath = `${tmpPath}/resaved.ipynb`;
+    writeOnDisk(filePath, largeNotebook(4 * MiB, 'before'));
+    const after = largeNotebook(4 * MiB, 'after!');
+    let checked!: () => void;
+    const afterCheck = new Promise<void>(resolve => (checked = resolve));
+    await page.route(/api\/bookshelf\/check/, async route => {
+      const response = await route.fetch();
+      writeOnDisk(filePath, after);
+      checked();
+      await route.fulfill({ response });
+    });
+    await page.route(/\/files\//, async route => {
+      if (route.request().headers()['range']) {
+        await afterCheck;
+      }
+      await route.fallback();
+    });
+
+    const error = await bookshelfError(page, 'publish', filePath);
+    expect(error.code).toBe('ReadFailed');
+    expect(error.message).toContain(
+      'does not verify Content-MD5, stored the bytes of that save, which were not checked'
+    );
+    // What s3rver holds is that save, whole: not a torn or mixed file.
+    expect(await readObject('published', filePath)).toBe(
+      after.toString('utf8')
+    );
   });
 });
 
