@@ -125,9 +125,9 @@ test.describe('on a JupyterHub', () => {
     networkLog
   }) => {
     const name = `shared-${Date.now()}.ipynb`;
-    // Above 1 MiB: uploaded in parts read as byte ranges of the saved file,
-    // through the hub's proxy to Ana's server.
-    const text = largeNotebook(3 * 1024 * 1024, 'Ana’s shared report');
+    // Above 16 MiB: uploaded in parts read as byte ranges of the saved
+    // file, through the hub's proxy to Ana's server, which checks it.
+    const text = largeNotebook(18 * 1024 * 1024, 'Ana’s shared report');
     fs.mkdirSync(hub().homes.ana, { recursive: true });
     fs.writeFileSync(path.join(hub().homes.ana, name), text);
 
@@ -135,8 +135,9 @@ test.describe('on a JupyterHub', () => {
     const notification = await publish(ana, name, 'ana');
     const stored = await getObject('published', `users/ana/${name}`);
     expect(stored!.body.equals(text)).toBe(true);
+    const parts = Math.ceil(text.length / (8 * 1024 * 1024));
     expect((await headObject('published', `users/ana/${name}`))!.etag).toMatch(
-      /^"[0-9a-f]{32}-1"$/
+      new RegExp(`^"[0-9a-f]{32}-${parts}"$`)
     );
 
     // The link's form is said next to it: a hub link.
