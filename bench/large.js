@@ -93,6 +93,41 @@ const TASKS = {
   }
 };
 
+/**
+ * A publish cancelled once half of it is stored (as Cancel in its
+ * notification does): how long the publish took to end after the Cancel,
+ * and where; bench/run.py then asks S3 whether anything was left behind.
+ */
+async function cancelHalfway({ source, destination }) {
+  const controller = new AbortController();
+  let abortedAt = null;
+  let loadedAtAbort = 0;
+  const start = performance.now();
+  try {
+    await window.bookshelf.publish(source, {
+      destination,
+      signal: controller.signal,
+      onProgress: ({ loaded, total }) => {
+        if (abortedAt === null && total && loaded >= total / 2) {
+          abortedAt = performance.now();
+          loadedAtAbort = loaded;
+          controller.abort();
+        }
+      }
+    });
+    return { destination, error: 'published, not cancelled' };
+  } catch (error) {
+    const end = performance.now();
+    return {
+      destination,
+      code: error.code ?? String(error),
+      loadedAtAbort,
+      msToAbort: abortedAt === null ? null : abortedAt - start,
+      msAfterAbort: abortedAt === null ? null : end - abortedAt
+    };
+  }
+}
+
 (async () => {
   const browser = await chromium.launch(LAUNCH);
   const results = {};
@@ -151,8 +186,17 @@ const TASKS = {
           await accept;
         }
       }
+      const cancelled =
+        !process.env.BOOKSHELF_BENCH_ONLY ||
+        process.env.BOOKSHELF_BENCH_ONLY.split(',').includes('cancel')
+          ? await page.evaluate(cancelHalfway, {
+              source: object.source,
+              destination: `bench-large/${label}-cancelled-${Date.now()}.ipynb`
+            })
+          : undefined;
       results[label] = {
         size: object.size,
+        cancelled,
         ...Object.fromEntries(
           Object.entries(runs).map(([name, list]) => [
             name,

@@ -255,6 +255,31 @@ def large_table(results: dict) -> str:
             else:
                 cells.append("—")
         lines.append(f"| {label} | " + " | ".join(cells) + " |")
+    cancelled = {
+        label: entry["cancelled"]
+        for label, entry in results["results"].items()
+        if entry.get("cancelled")
+    }
+    if cancelled:
+        lines += [
+            "",
+            "A publish cancelled once half of it was stored (as its notification's Cancel does),"
+            " once per size; then S3 was asked what it holds at the destination.",
+            "",
+            "| size | cancelled at | the publish ended | its error | uploads in parts left"
+            " (parts) | versions stored |",
+            "|---|---|---|---|---|---|",
+        ]
+        for label, entry in cancelled.items():
+            if entry.get("msAfterAbort") is None:
+                lines.append(f"| {label} | not cancelled: {entry.get('error')} | | | | |")
+                continue
+            lines.append(
+                f"| {label} | {entry['loadedAtAbort'] / 1024**2:,.0f} MiB sent,"
+                f" {entry['msToAbort'] / 1000:,.1f} s in | {entry['msAfterAbort']:,.0f} ms later"
+                f" | {entry['code']} | {entry.get('uploadsLeft', '?')}"
+                f" ({entry.get('partsLeft', '?')}) | {entry.get('versionsStored', '?')} |"
+            )
     return "\n".join(lines) + "\n"
 
 
@@ -431,6 +456,23 @@ def run_node(script: str, config: dict) -> dict:
     return json.loads(output.strip().splitlines()[-1])
 
 
+def left_behind(client, key: str) -> dict:
+    """What a cancelled publish to ``key`` of the published bucket left on S3: its unfinished
+    uploads in parts (with how many parts each holds) and whether an object is there."""
+    uploads = client.list_multipart_uploads(Bucket="published", Prefix=key).get("Uploads", [])
+    parts = sum(
+        len(
+            client.list_parts(Bucket="published", Key=key, UploadId=upload["UploadId"]).get(
+                "Parts", []
+            )
+        )
+        for upload in uploads
+    )
+    versions = client.list_object_versions(Bucket="published", Prefix=key)
+    stored = len(versions.get("Versions", [])) + len(versions.get("DeleteMarkers", []))
+    return {"uploadsLeft": len(uploads), "partsLeft": parts, "versionsStored": stored}
+
+
 def run_large(lab_url: str, root: Path, endpoint: str) -> int:
     """``--large``: measure, print and write ``results/large.md``."""
     config = {
@@ -441,6 +483,9 @@ def run_large(lab_url: str, root: Path, endpoint: str) -> int:
     }
     results = run_node("large.js", config)
     client = s3_client(endpoint)
+    for entry in results["results"].values():
+        if entry.get("cancelled", {}).get("destination"):
+            entry["cancelled"].update(left_behind(client, entry["cancelled"]["destination"]))
     for prefix in ("bench-large/", "bench-baseline/"):
         purge(client, "published", prefix)
     without_browser = measure_large_without_browser(
