@@ -12,6 +12,7 @@ const { performance } = require('perf_hooks');
 const {
   chromium,
   exposeBookshelf,
+  LAB_LARGE_FILE_SIZE,
   LAUNCH,
   median,
   openLab,
@@ -229,9 +230,6 @@ const TRANSFER_VARIANTS = [
   'publish',
   'c'
 ];
-
-/** Lab asks before it uploads a file above this size (its file browser). */
-const LAB_LARGE_FILE_SIZE = 15 * 1024 * 1024;
 
 async function measureTransfers(browser) {
   const context = await browser.newContext();

@@ -24,6 +24,9 @@ const LAUNCH = {
   ]
 };
 
+/** Lab asks before it uploads a file above this size (its file browser). */
+const LAB_LARGE_FILE_SIZE = 15 * 1024 * 1024;
+
 function median(values) {
   const sorted = [...values].sort((a, b) => a - b);
   const middle = Math.floor(sorted.length / 2);
@@ -131,6 +134,7 @@ async function peakMemory(page, session, browserSession, task, arg) {
 module.exports = {
   chromium,
   exposeBookshelf,
+  LAB_LARGE_FILE_SIZE,
   LAUNCH,
   median,
   openLab,
