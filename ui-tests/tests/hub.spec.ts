@@ -7,6 +7,7 @@
  */
 import { expect, NetworkLog, test } from './fixtures';
 import type { Browser, Page } from '@playwright/test';
+import { createHash } from 'crypto';
 import * as fs from 'fs';
 import * as path from 'path';
 
@@ -91,7 +92,9 @@ async function publish(page: Page, name: string, user: string) {
   await expect(dialog).toContainText(`s3://published/users/${user}/`);
   await expect(dialog.locator('input[name="destination"]')).toHaveValue(name);
   await dialog.getByRole('button', { name: 'Publish' }).click();
-  const notification = toast(page, 'Published version');
+  const notification = toast(page, 'Published version').filter({
+    hasText: name
+  });
   await expect(notification).toBeVisible({ timeout: 60000 });
   return notification;
 }
@@ -152,6 +155,18 @@ test.describe('on a JupyterHub', () => {
         `&s3_version_id=${encodeURIComponent(stored!.versionId!)}`
     );
     expect(link).not.toContain('/user/ana/');
+
+    // A few MiB: checked by her server and put in one upload of the bytes
+    // it checked, through the hub's proxy as well.
+    const smaller = `smaller-${Date.now()}.ipynb`;
+    const smallerText = largeNotebook(3 * 1024 * 1024, 'Ana’s summary');
+    fs.writeFileSync(path.join(hub().homes.ana, smaller), smallerText);
+    await publish(ana, smaller, 'ana');
+    const smallerStored = await getObject('published', `users/ana/${smaller}`);
+    expect(smallerStored!.body.equals(smallerText)).toBe(true);
+    expect((await headObject('published', `users/ana/${smaller}`))!.etag).toBe(
+      `"${createHash('md5').update(smallerText).digest('hex')}"`
+    );
 
     const bob = await logIn(browser, 'bob', networkLog);
     const proposed = await cloneFromLink(bob, link);
