@@ -154,6 +154,39 @@ export function writeOnDisk(relativePath: string, data: string | Buffer): void {
 }
 
 /**
+ * Save `relativePath` again with `data` (as another program would) once
+ * the server's check of a publish has read it, and hold the browser's
+ * range reads of saved files until then: the bytes the browser uploads are
+ * not those the server checked. Resolves to the function that ends it.
+ */
+export async function saveAgainAfterServerCheck(
+  page: IJupyterLabPageFixture,
+  relativePath: string,
+  data: Buffer
+): Promise<() => Promise<void>> {
+  let checked!: () => void;
+  const afterCheck = new Promise<void>(resolve => (checked = resolve));
+  const check = /api\/bookshelf\/check/;
+  const files = /\/files\//;
+  await page.route(check, async route => {
+    const response = await route.fetch();
+    writeOnDisk(relativePath, data);
+    checked();
+    await route.fulfill({ response });
+  });
+  await page.route(files, async route => {
+    if (route.request().headers()['range']) {
+      await afterCheck;
+    }
+    await route.fallback();
+  });
+  return async () => {
+    await page.unroute(check);
+    await page.unroute(files);
+  };
+}
+
+/**
  * Write an object outside the browser (the fixture's buckets allow it).
  */
 export async function putObject(

@@ -24,6 +24,7 @@ import {
   openUploads,
   putObject,
   readFile,
+  saveAgainAfterServerCheck,
   writeOnDisk
 } from './helpers';
 import {
@@ -332,20 +333,11 @@ test.describe('a large notebook', () => {
     await page.filebrowser.refresh();
     // The server's check reads the file; then it is saved again (same
     // size), before the browser fetches the bytes it uploads.
-    let checked!: () => void;
-    const afterCheck = new Promise<void>(resolve => (checked = resolve));
-    await page.route(/api\/bookshelf\/check/, async route => {
-      const response = await route.fetch();
-      writeOnDisk(path, largeNotebook(6 * MiB, 'after!'));
-      checked();
-      await route.fulfill({ response });
-    });
-    await page.route(/\/files\//, async route => {
-      if (route.request().headers()['range']) {
-        await afterCheck;
-      }
-      await route.fallback();
-    });
+    const stop = await saveAgainAfterServerCheck(
+      page,
+      path,
+      largeNotebook(6 * MiB, 'after!')
+    );
 
     await publishFromContextMenu(page, name);
     await confirmPublish(page, 'new');
@@ -353,8 +345,7 @@ test.describe('a large notebook', () => {
       toast(page, 'was saved again while it was being published')
     ).toBeVisible({ timeout: 60000 });
     expect(await headObject('published', path)).toBeNull();
-    await page.unroute(/api\/bookshelf\/check/);
-    await page.unroute(/\/files\//);
+    await stop();
   });
 
   test('cancelled while its parts go up, leaves no object and no parts', async ({

@@ -25,6 +25,7 @@ import {
   largeNotebook,
   namesOnDisk,
   notebookText,
+  saveAgainAfterServerCheck,
   writeOnDisk
 } from './helpers';
 import { expect, scanServerLogs, test } from './secrets';
@@ -267,20 +268,7 @@ test.describe('s3rver with the right keys, a notebook of a few MiB', () => {
     const filePath = `${tmpPath}/resaved.ipynb`;
     writeOnDisk(filePath, largeNotebook(4 * MiB, 'before'));
     const after = largeNotebook(4 * MiB, 'after!');
-    let checked!: () => void;
-    const afterCheck = new Promise<void>(resolve => (checked = resolve));
-    await page.route(/api\/bookshelf\/check/, async route => {
-      const response = await route.fetch();
-      writeOnDisk(filePath, after);
-      checked();
-      await route.fulfill({ response });
-    });
-    await page.route(/\/files\//, async route => {
-      if (route.request().headers()['range']) {
-        await afterCheck;
-      }
-      await route.fallback();
-    });
+    const stop = await saveAgainAfterServerCheck(page, filePath, after);
 
     const error = await bookshelfError(page, 'publish', filePath);
     expect(error.code).toBe('ReadFailed');
@@ -291,6 +279,7 @@ test.describe('s3rver with the right keys, a notebook of a few MiB', () => {
     expect(await readObject('published', filePath)).toBe(
       after.toString('utf8')
     );
+    await stop();
   });
 });
 
