@@ -36,6 +36,11 @@ module.exports = {
       { tsconfig: './tsconfig.test.json', isolatedModules: true }
     ]
   },
+  // jsdom's Blob lacks arrayBuffer(), which the clone reads a Blob with.
+  setupFiles: [
+    ...baseConfig.setupFiles,
+    '<rootDir>/src/__tests__/fakes/blobShim.ts'
+  ],
   automock: false,
   // Only the sources: the virtualenv, the build and the UI tests hold
   // thousands of files that jest would otherwise index.

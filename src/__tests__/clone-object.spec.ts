@@ -580,10 +580,39 @@ describe('cloneObject', () => {
           options: {
             md5: etagOf(utf8(NOTEBOOK)).slice(1, -1),
             notebook: true
-          }
+          },
+          // The download gathered as a Blob goes as it is.
+          asBlob: true
         }
       ]);
       expect(contents.files()).toEqual(['work/q3.ipynb']);
+    });
+
+    it('reads the gathered Blob back where the server has no create path', async () => {
+      committer = new FakeCommitter(contents, { create: false });
+      deps = { ...deps, committer };
+      const bytes = randomBytes(20000, 5);
+      store.addObject('shared', 'img/plot.png', bytes);
+      await clone({ s3_key: 'img/plot.png' });
+      expect(bytesEqual(contents.readBytes('plot.png'), bytes)).toBe(true);
+      // Once refused, later downloads are gathered into a buffer again.
+      expect(committer.createUnavailable).toBe(true);
+      await clone({ s3_key: 'img/plot.png' });
+      expect(bytesEqual(contents.readBytes('plot-1.png'), bytes)).toBe(true);
+    });
+
+    it('checks the bytes read back from the Blob against the checksum where the server has no create path', async () => {
+      committer = new FakeCommitter(contents, { create: false });
+      deps = { ...deps, committer };
+      store.options.damagedDownloads = 1;
+      const bytes = randomBytes(20000, 6);
+      store.addObject('shared', 'img/plot.png', bytes);
+      await clone({ s3_key: 'img/plot.png' });
+      // The damaged download was found out and cloned again.
+      expect(bytesEqual(contents.readBytes('plot.png'), bytes)).toBe(true);
+      expect(contents.files().filter(path => path.endsWith('.png'))).toEqual([
+        'plot.png'
+      ]);
     });
 
     it('keeps every byte of other files, unchecked as notebooks', async () => {

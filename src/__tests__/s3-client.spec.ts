@@ -83,6 +83,42 @@ describe('SdkObjectStore.getObject over a failing network', () => {
     expect(gets(http)).toHaveLength(1);
   });
 
+  it('gathers a body into a Blob, byte for byte, and checks the bytes read back from it', async () => {
+    const data = await store(http).getObject('b', 'k.bin', {
+      gatherAsBlob: true,
+      deferChecksum: true
+    });
+    expect(data.bytes).toHaveLength(0);
+    const bytes = await blobBytes(data.blob!);
+    expect(md5Hex(bytes)).toBe(md5Hex(body));
+    expect(data.md5).toBe(md5Hex(body));
+    expect(() => data.verify!(bytes)).not.toThrow();
+    const damaged = bytes.slice();
+    damaged[5] ^= 1;
+    expect(() => data.verify!(damaged)).toThrow(
+      expect.objectContaining({ code: 'Corrupted' })
+    );
+  });
+
+  it('gathers a body larger than a part into a Blob of parts, byte for byte', async () => {
+    const large = bytesOf(9 * 1024 * 1024 + 123, 9);
+    http.put('b', 'large.bin', large);
+    const data = await store(http).getObject('b', 'large.bin', {
+      gatherAsBlob: true
+    });
+    expect(data.blob!.size).toBe(large.length);
+    expect(md5Hex(await blobBytes(data.blob!))).toBe(md5Hex(large));
+  });
+
+  it('finds a damaged body gathered into a Blob by its checksum, and downloads it again', async () => {
+    http.queue('GET', { type: 'corrupt', offset: 500 });
+    const data = await store(http).getObject('b', 'k.bin', {
+      gatherAsBlob: true
+    });
+    expect(md5Hex(await blobBytes(data.blob!))).toBe(md5Hex(body));
+    expect(gets(http)).toHaveLength(2);
+  });
+
   it('downloads again from the start when the body is cut off once', async () => {
     http.queue('GET', { type: 'cut', after: 40000 });
     const data = await store(http).getObject('b', 'k.bin');

@@ -184,6 +184,8 @@ function startDownload(
     maxBytes: sizeLimitBytes(options.maxObjectSizeMB),
     deferChecksum: true,
     streamAbove: options.streamAbove ?? streamAbove(deps.committer),
+    // The create path sends a Blob: gathered as one, the page holds a part.
+    gatherAsBlob: canCreate(deps.committer),
     onProgress: (loaded, total) =>
       onProgress?.({ phase: 'download', loaded, total })
   });
@@ -239,7 +241,7 @@ async function saveObject(
     );
   }
   // The store refuses early when it knows the size; this covers the rest.
-  checkSize(object.bytes.length, options.maxObjectSizeMB);
+  checkSize(object.blob?.size ?? object.bytes.length, options.maxObjectSizeMB);
   throwIfAborted(signal);
 
   const created = await createAtTarget(deps, target, object, options, trans);
@@ -247,12 +249,13 @@ async function saveObject(
     return created;
   }
 
+  const bytes = await objectBytes(object);
   let data: IClassifiedObject;
   try {
-    data = classifyObject(target.name, object.bytes, trans);
+    data = classifyObject(target.name, bytes, trans);
   } catch (error) {
     // Damaged bytes may not decode: that is not the object's fault.
-    object.verify?.();
+    object.verify?.(bytes);
     throw error;
   }
   return writeAtTarget(
@@ -261,12 +264,22 @@ async function saveObject(
     data,
     () => {
       // The checksum first: damaged bytes are not a bad notebook.
-      object.verify?.();
+      object.verify?.(bytes);
       data.check?.();
     },
     options,
     trans
   );
+}
+
+/**
+ * A downloaded object's bytes, read back from its Blob where it was
+ * gathered as one (for the create path, which the server did not have).
+ */
+async function objectBytes(object: IObjectData): Promise<Uint8Array> {
+  return object.blob
+    ? new Uint8Array(await object.blob.arrayBuffer())
+    : object.bytes;
 }
 
 /**
@@ -299,9 +312,14 @@ export const CREATE_STREAM_ABOVE_BYTES = 100 * 1024 * 1024;
  * through `committer`.
  */
 export function streamAbove(committer: ICommitter | undefined): number {
-  return committer?.create && !committer.createUnavailable
-    ? CREATE_STREAM_ABOVE_BYTES
-    : STREAM_ABOVE_BYTES;
+  return canCreate(committer) ? CREATE_STREAM_ABOVE_BYTES : STREAM_ABOVE_BYTES;
+}
+
+/**
+ * Whether a clone through `committer` may take the server's create path.
+ */
+function canCreate(committer: ICommitter | undefined): boolean {
+  return !!committer?.create && !committer.createUnavailable;
 }
 
 /**
@@ -446,7 +464,7 @@ async function createAtTarget(
       committer,
       target.folder,
       target.name,
-      object.bytes,
+      object.blob ?? object.bytes,
       {
         md5: object.md5,
         notebook: isNotebookName(target.name),
@@ -460,7 +478,7 @@ async function createAtTarget(
     await removeEmptyFolders(contents, created);
     if (isBookshelfError(error, 'NotANotebook')) {
       // The page's own check says it in the person's language.
-      classifyObject(target.name, object.bytes, trans).check?.();
+      classifyObject(target.name, await objectBytes(object), trans).check?.();
     }
     throw asSaveFailed(error, target.folder, trans);
   }

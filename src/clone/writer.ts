@@ -640,8 +640,8 @@ export interface ICreateNewFileOptions extends ICreateOptions {
 }
 
 /**
- * Write `bytes` as a new file in `folder` named `name`, or the first free
- * increment of it, through the server's create path (`ICommitter.create`):
+ * Write `bytes` (or a Blob of them) as a new file in `folder` named
+ * `name`, or the first free increment of it, through the server's create path (`ICommitter.create`):
  * saved and committed in one request, with the same guarantees as
  * `writeNewFile`. Resolves to null when the server has no create path, so
  * that the caller writes with `writeNewFile` instead.
@@ -654,7 +654,7 @@ export async function createNewFile(
   committer: ICommitter,
   folder: string,
   name: string,
-  bytes: Uint8Array,
+  bytes: Uint8Array | Blob,
   options: ICreateNewFileOptions
 ): Promise<Contents.IModel | null> {
   const { signal } = options;
@@ -663,7 +663,7 @@ export async function createNewFile(
   }
   throwIfAborted(signal);
   const temporaryPath = joinPath(folder, temporaryName(name));
-  const total = bytes.length;
+  const total = bytes instanceof Blob ? bytes.size : bytes.length;
   options.onProgress?.({ loaded: 0, total });
   const created = createOnce(committer, temporaryPath, folder, name, bytes, {
     ...options,
@@ -700,7 +700,7 @@ async function createOnce(
   temporaryPath: string,
   folder: string,
   name: string,
-  bytes: Uint8Array,
+  bytes: Uint8Array | Blob,
   options: ICreateNewFileOptions
 ): Promise<Contents.IModel | null> {
   try {

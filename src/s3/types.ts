@@ -38,6 +38,13 @@ export interface IGetObjectOptions {
    * checks the checksum once they are all read. A store may ignore it.
    */
   streamAbove?: number;
+  /**
+   * Gather the body (when it is not streamed) into a Blob, a part at a time
+   * as it arrives, instead of into one buffer: the page then holds one part
+   * of it, and the Blob goes to a request without another copy. The
+   * result's `blob` has it; `bytes` is empty. A store may ignore it.
+   */
+  gatherAsBlob?: boolean;
 }
 
 /**
@@ -49,11 +56,14 @@ export interface IObjectData {
   bytes: Uint8Array;
   /** With `streamAbove`: the body as it arrives, to be read once. */
   pieces?: AsyncIterable<Uint8Array>;
+  /** With `gatherAsBlob`: the body. */
+  blob?: Blob;
   /**
    * With `deferChecksum`: throw `Corrupted` (`detail.reason` 'checksum')
-   * when the bytes do not match the object's checksum, if it has one.
+   * when the bytes do not match the object's checksum, if it has one. Given
+   * `bytes` (read back from `blob`), those are checked.
    */
-  verify?: () => void;
+  verify?: (bytes?: Uint8Array) => void;
   /**
    * The object's MD5 (hex) when its ETag is one (see `etagMd5`), for a
    * check of the bytes elsewhere (the server's, as it receives them).

@@ -60,14 +60,8 @@ export function notebookText(marker = 'x'): string {
 }
 
 /**
- * The bytes of a Blob (jsdom's Blob has no `arrayBuffer`; its FileReader
- * reads it).
+ * The bytes of a Blob (see blobShim.ts for jsdom's).
  */
-export function blobBytes(blob: Blob): Promise<Uint8Array> {
-  return new Promise((resolve, reject) => {
-    const reader = new FileReader();
-    reader.onload = () => resolve(new Uint8Array(reader.result as ArrayBuffer));
-    reader.onerror = () => reject(reader.error);
-    reader.readAsArrayBuffer(blob);
-  });
+export async function blobBytes(blob: Blob): Promise<Uint8Array> {
+  return new Uint8Array(await blob.arrayBuffer());
 }

@@ -28,6 +28,7 @@ import type {
 import { BookshelfError } from '../../errors/errors';
 import type { ISavedFile } from '../../publish/publish';
 import { checkNotebook } from '../../clone/content';
+import { blobBytes } from './bytes';
 import { etagOf, multipartEtag } from './store';
 import { candidateNames, joinPath } from '../../clone/naming';
 
@@ -467,6 +468,8 @@ export class FakeCommitter implements ICommitter {
     folder: string;
     name: string;
     options: ICreateOptions;
+    /** The body came as a Blob (as the page sends it), not as an array. */
+    asBlob: boolean;
   }[] = [];
 
   /**
@@ -479,11 +482,18 @@ export class FakeCommitter implements ICommitter {
     temporaryPath: string,
     folder: string,
     name: string,
-    bytes: Uint8Array,
+    body: Uint8Array | Blob,
     options: ICreateOptions
   ): Promise<Contents.IModel | null> {
-    this.creates.push({ temporaryPath, folder, name, options });
+    this.creates.push({
+      temporaryPath,
+      folder,
+      name,
+      options,
+      asBlob: body instanceof Blob
+    });
     await delay(this._contents.options.latency ?? 0);
+    const bytes = body instanceof Blob ? await blobBytes(body) : body;
     if (this.options.absent || !this.options.create) {
       // As the server's committer: not asked again.
       this.createUnavailable = true;

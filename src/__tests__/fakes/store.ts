@@ -242,19 +242,21 @@ export class FakeObjectStore implements IObjectStore {
     cancelIfAborted(options.signal);
     const bytes = copy(version.bytes);
     const asPieces = (data: IObjectData): IObjectData =>
-      streamed
-        ? {
-            ...data,
-            bytes: new Uint8Array(0),
-            pieces: pieces(
-              data.bytes,
-              stepSize,
-              options,
-              this._cutStreams++ < (this.options.cutStreams ?? 0)
-            ),
-            verify: data.verify ?? (() => undefined)
-          }
-        : data;
+      !streamed && options.gatherAsBlob
+        ? { ...data, bytes: new Uint8Array(0), blob: new Blob([data.bytes]) }
+        : streamed
+          ? {
+              ...data,
+              bytes: new Uint8Array(0),
+              pieces: pieces(
+                data.bytes,
+                stepSize,
+                options,
+                this._cutStreams++ < (this.options.cutStreams ?? 0)
+              ),
+              verify: data.verify ?? (() => undefined)
+            }
+          : data;
     // As the real store: the MD5 of the ETag, of the bytes S3 holds.
     const md5 = etagOf(version.bytes).slice(1, -1);
     if (this._downloads++ >= (this.options.damagedDownloads ?? 0)) {
