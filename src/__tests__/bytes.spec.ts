@@ -1,4 +1,4 @@
-import { ByteCollector } from '../transfer/bytes';
+import { ByteCollector, byteSize, fixedChunks } from '../transfer/bytes';
 
 const pieces = [
   new Uint8Array([1, 2, 3]),
@@ -31,5 +31,52 @@ describe('ByteCollector', () => {
 
   it('is empty when nothing was added', () => {
     expect(new ByteCollector(10).bytes()).toEqual(new Uint8Array(0));
+  });
+});
+
+describe('fixedChunks', () => {
+  async function* from(...pieces: number[][]): AsyncIterable<Uint8Array> {
+    for (const piece of pieces) {
+      yield new Uint8Array(piece);
+    }
+  }
+
+  async function chunksOf(
+    pieces: AsyncIterable<Uint8Array>,
+    size: number
+  ): Promise<[number[], boolean][]> {
+    const chunks: [number[], boolean][] = [];
+    // Copied: each chunk's buffer is filled again for the next.
+    for await (const { bytes, last } of fixedChunks(pieces, size)) {
+      chunks.push([[...bytes], last]);
+    }
+    return chunks;
+  }
+
+  it('cuts and joins pieces into chunks, the last one marked', async () => {
+    expect(await chunksOf(from([1, 2], [3, 4, 5, 6, 7], [8]), 3)).toEqual([
+      [[1, 2, 3], false],
+      [[4, 5, 6], false],
+      [[7, 8], true]
+    ]);
+  });
+
+  it('hands out a full last chunk as the last one', async () => {
+    expect(await chunksOf(from([1, 2, 3, 4]), 2)).toEqual([
+      [[1, 2], false],
+      [[3, 4], true]
+    ]);
+  });
+
+  it('hands out one empty last chunk for no bytes at all', async () => {
+    expect(await chunksOf(from(), 4)).toEqual([[[], true]]);
+    expect(await chunksOf(from([]), 4)).toEqual([[[], true]]);
+  });
+});
+
+describe('byteSize', () => {
+  it('counts the bytes of an array and of a Blob', () => {
+    expect(byteSize(new Uint8Array(5))).toBe(5);
+    expect(byteSize(new Blob([new Uint8Array(7)]))).toBe(7);
   });
 });

@@ -33,6 +33,7 @@ import { bytesToBase64, decodeUtf8, type IFileData } from './content';
 import { defaultFolderLocks, type IFolderLocks } from './locks';
 import { candidateNames, joinPath } from './naming';
 import { utf8Length } from '../s3/names';
+import { byteSize, fixedChunks } from '../transfer/bytes';
 
 /**
  * What the writer needs of a contents manager; `app.serviceManager.contents`
@@ -391,9 +392,6 @@ async function uploadStream(
   options: IWriteOptions
 ): Promise<void> {
   const chunkSize = Math.max(1, options.chunkSize ?? DEFAULT_CHUNK_SIZE);
-  // One buffer, filled again as soon as its text or base64 is made.
-  const buffer = new Uint8Array(chunkSize);
-  let filled = 0;
   let loaded = 0;
   let chunk = 1;
   // Text: the bytes of a character cut off at the end of a chunk.
@@ -402,13 +400,14 @@ async function uploadStream(
     : null;
   // The save on its way, if any.
   let saving: Promise<void> | null = null;
-  const send = async (last: boolean) => {
-    const bytes = buffer.subarray(0, filled);
+  // Each chunk's buffer is filled again once its text or base64 is made.
+  for await (const { bytes, last } of fixedChunks(data.stream, chunkSize)) {
+    throwIfAborted(options.signal);
+    loaded += bytes.length;
     data.onChunk?.(bytes, loaded);
     const content = text
       ? textOrBase64(text, bytes, last)
       : { format: 'base64' as const, content: bytesToBase64(bytes) };
-    filled = 0;
     const number = chunk++;
     const end = loaded;
     if (saving) {
@@ -428,24 +427,7 @@ async function uploadStream(
     if (last) {
       await saveThenVerify(saving, options.verify);
     }
-  };
-  for await (const piece of data.stream) {
-    throwIfAborted(options.signal);
-    let offset = 0;
-    while (offset < piece.length) {
-      if (filled === chunkSize) {
-        await send(false);
-        throwIfAborted(options.signal);
-      }
-      const take = Math.min(chunkSize - filled, piece.length - offset);
-      buffer.set(piece.subarray(offset, offset + take), filled);
-      filled += take;
-      offset += take;
-      loaded += take;
-    }
   }
-  throwIfAborted(options.signal);
-  await send(true);
 }
 
 /**
@@ -640,8 +622,9 @@ export interface ICreateNewFileOptions extends ICreateOptions {
 }
 
 /**
- * Write `bytes` (or a Blob of them) as a new file in `folder` named
- * `name`, or the first free increment of it, through the server's create path (`ICommitter.create`):
+ * Write `bytes` (or a Blob of them) as a new file in `folder` named `name`,
+ * or the first free increment of it, through the server's create path
+ * (`ICommitter.create`):
  * saved and committed in one request, with the same guarantees as
  * `writeNewFile`. Resolves to null when the server has no create path, so
  * that the caller writes with `writeNewFile` instead.
@@ -663,7 +646,7 @@ export async function createNewFile(
   }
   throwIfAborted(signal);
   const temporaryPath = joinPath(folder, temporaryName(name));
-  const total = bytes instanceof Blob ? bytes.size : bytes.length;
+  const total = byteSize(bytes);
   options.onProgress?.({ loaded: 0, total });
   const created = createOnce(committer, temporaryPath, folder, name, bytes, {
     ...options,

@@ -48,6 +48,7 @@ import {
   uploadInParts
 } from './multipart';
 import { decideOverwrite, type PutCondition } from './overwrite';
+import { byteSize } from '../transfer/bytes';
 
 // Loaded with this module on first publish, not at start-up.
 export { checkOnServer } from '../clone/committer';
@@ -523,8 +524,7 @@ async function publishCheckedOnServer(
   if (!check || !body) {
     return null;
   }
-  const sent = body instanceof Blob ? body.size : body.byteLength;
-  if (check.size !== size || sent !== size) {
+  if (check.size !== size || byteSize(body) !== size) {
     throw savedMeanwhile(path);
   }
   const { md5Hex } = check;

@@ -29,7 +29,7 @@ import type {
   StandardRetryToken
 } from '@smithy/types';
 
-import { ByteCollector } from '../transfer/bytes';
+import { ByteCollector, byteSize, fixedChunks } from '../transfer/bytes';
 import {
   BookshelfError,
   cancelled,
@@ -253,11 +253,10 @@ class SdkObjectStore implements IObjectStore {
         verify: verifyStream
       };
     }
-    const gatherAsBlob = options.gatherAsBlob && typeof Blob !== 'undefined';
     let bytes: Uint8Array;
     let blob: Blob | undefined;
     try {
-      if (gatherAsBlob) {
+      if (options.gatherAsBlob) {
         blob = await readStreamToBlob(stream, readOptions);
         bytes = new Uint8Array(0);
       } else {
@@ -279,9 +278,9 @@ class SdkObjectStore implements IObjectStore {
         throw located(error);
       }
     };
-    if (blob && options.deferChecksum) {
-      // The checksum is the caller's: the server's as it receives the
-      // Blob, or `verify` of the bytes read back from it.
+    if (options.deferChecksum) {
+      // A Blob's checksum is the server's as it receives the Blob, or
+      // `verify`'s of the bytes read back from it.
       return {
         head,
         bytes,
@@ -290,15 +289,8 @@ class SdkObjectStore implements IObjectStore {
         md5: etagMd5(integrity) ?? undefined
       };
     }
-    if (blob) {
-      verify();
-      return { head, bytes, blob };
-    }
-    if (options.deferChecksum) {
-      return { head, bytes, verify, md5: etagMd5(integrity) ?? undefined };
-    }
     verify();
-    return { head, bytes };
+    return { head, bytes, blob };
   }
 
   /**
@@ -358,15 +350,7 @@ class SdkObjectStore implements IObjectStore {
     options: IPutObjectOptions = {}
   ): Promise<IPutObjectResult> {
     if (body instanceof Blob) {
-      // As a part given as a Blob (see uploadPart): not read into the page,
-      // so its digest must be given.
-      if (!options.md5) {
-        throw new Error('A Blob body needs its MD5 digest.');
-      }
-      const digests = {
-        md5: toBase64(options.md5),
-        payloadHash: 'UNSIGNED-PAYLOAD'
-      };
+      const digests = blobDigests(options.md5);
       return retryDamaged(UPLOAD_ATTEMPTS, options.signal, () =>
         this._putObjectOnce(bucket, key, body, digests, options)
       );
@@ -394,7 +378,7 @@ class SdkObjectStore implements IObjectStore {
     try {
       const credentials = await this._config.credentials();
       const client = this._createClient(credentials, bucket);
-      const total = bytes instanceof Blob ? bytes.size : bytes.byteLength;
+      const total = byteSize(bytes);
       options.onProgress?.(0, total);
       const command = new PutObjectCommand({
         Bucket: bucket,
@@ -468,14 +452,7 @@ class SdkObjectStore implements IObjectStore {
       const digest = await sha256;
       payloadHash = digest ? toHex(digest) : undefined;
     } else {
-      // A Blob goes from the browser's own process to S3 without being read
-      // into the page: the signature does not cover the body (S3 accepts
-      // this), its Content-MD5, which the signature covers, does.
-      if (!options.md5) {
-        throw new Error('A Blob part needs its MD5 digest.');
-      }
-      md5 = toBase64(options.md5);
-      payloadHash = 'UNSIGNED-PAYLOAD';
+      ({ md5, payloadHash } = blobDigests(options.md5));
     }
     return retryDamaged(UPLOAD_ATTEMPTS, options.signal, async () => {
       throwIfAborted(options.signal);
@@ -905,25 +882,16 @@ export async function readStreamToBlob(
   options: IReadOptions
 ): Promise<Blob> {
   const parts: Blob[] = [];
-  const part = new Uint8Array(
-    Math.min(BLOB_PART_BYTES, Math.max(1, options.total ?? BLOB_PART_BYTES))
+  const partSize = Math.min(
+    BLOB_PART_BYTES,
+    Math.max(1, options.total ?? BLOB_PART_BYTES)
   );
-  let filled = 0;
-  for await (const piece of streamPieces(stream, options)) {
-    for (let offset = 0; offset < piece.length;) {
-      const take = Math.min(part.length - filled, piece.length - offset);
-      part.set(piece.subarray(offset, offset + take), filled);
-      filled += take;
-      offset += take;
-      if (filled === part.length) {
-        // The Blob copies the bytes: the part is filled again.
-        parts.push(new Blob([part]));
-        filled = 0;
-      }
+  const chunks = fixedChunks(streamPieces(stream, options), partSize);
+  for await (const { bytes } of chunks) {
+    // The Blob copies the bytes: the part's buffer is filled again.
+    if (bytes.length > 0) {
+      parts.push(new Blob([bytes]));
     }
-  }
-  if (filled > 0) {
-    parts.push(new Blob([part.subarray(0, filled)]));
   }
   return new Blob(parts);
 }
@@ -1043,6 +1011,22 @@ async function* locatedPieces(
   } catch (error) {
     throw located(error);
   }
+}
+
+/**
+ * The digests of a Blob body, which goes from the browser's own process to
+ * S3 without being read into the page: the signature does not cover the
+ * body (S3 accepts this), its Content-MD5, which the signature covers,
+ * does; so its MD5 must be given.
+ */
+function blobDigests(md5: Uint8Array | undefined): {
+  md5: string;
+  payloadHash: string;
+} {
+  if (!md5) {
+    throw new Error('A Blob body needs its MD5 digest.');
+  }
+  return { md5: toBase64(md5), payloadHash: 'UNSIGNED-PAYLOAD' };
 }
 
 /**

@@ -1,6 +1,7 @@
 /**
- * Collecting a body that arrives in pieces into one buffer. No SDK import:
- * both the S3 download and the read of a saved file use it.
+ * Bodies that arrive in pieces: gathered into one buffer, or cut into
+ * chunks of a fixed size. No SDK import: the S3 download, the read of a
+ * saved file and the chunked save use them.
  */
 
 /**
@@ -54,4 +55,39 @@ export class ByteCollector {
 
   private _buffer: Uint8Array;
   private _length = 0;
+}
+
+/**
+ * The bytes of a body, an array or a Blob.
+ */
+export function byteSize(body: Uint8Array | Blob): number {
+  return body instanceof Blob ? body.size : body.byteLength;
+}
+
+/**
+ * `pieces` cut and joined into chunks of `size` bytes, each handed out in
+ * one buffer that is filled again once the next chunk is asked for: a
+ * caller copies or encodes a chunk before it asks for the next. A full
+ * chunk is handed out only once more bytes follow, so the last one (`last`,
+ * perhaps shorter, empty for no bytes at all) is known as such.
+ */
+export async function* fixedChunks(
+  pieces: AsyncIterable<Uint8Array>,
+  size: number
+): AsyncGenerator<{ bytes: Uint8Array; last: boolean }> {
+  const buffer = new Uint8Array(size);
+  let filled = 0;
+  for await (const piece of pieces) {
+    for (let offset = 0; offset < piece.length;) {
+      if (filled === size) {
+        yield { bytes: buffer, last: false };
+        filled = 0;
+      }
+      const take = Math.min(size - filled, piece.length - offset);
+      buffer.set(piece.subarray(offset, offset + take), filled);
+      filled += take;
+      offset += take;
+    }
+  }
+  yield { bytes: buffer.subarray(0, filled), last: true };
 }
