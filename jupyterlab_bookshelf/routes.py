@@ -24,6 +24,7 @@ from jupyter_server.auth.decorator import authorized
 from jupyter_server.base.handlers import APIHandler, JupyterHandler
 from jupyter_server.services.contents.fileio import FileManagerMixin
 from jupyter_server.utils import url_escape, url_path_join
+from tornado.http1connection import HTTP1Connection
 
 from . import __version__
 from .commit import PARTIAL_SUFFIX, Committer
@@ -60,6 +61,8 @@ _templates = jinja2.Environment(
 
 #: Longest value shown back on the error page (links can be long).
 _SHOWN_CHARS = 200
+#: The largest body ``POST /api/bookshelf/create`` takes: S3's largest object (5 TiB).
+CREATE_MAX_BODY_BYTES = 5 * 1024**4
 
 
 def _shown(value: Any) -> str:
@@ -449,6 +452,12 @@ class CreateHandler(_BookshelfMixin, APIHandler):
             raise tornado.web.HTTPError(
                 403, f"User is not authorized to write on resource: {self.auth_resource}."
             )
+        # The body goes to disk as it arrives, never whole into memory: the server's
+        # max_body_size (512 MiB by default), which guards its memory against bodies read
+        # whole, would refuse large clones for nothing. S3's largest object bounds it instead.
+        connection = self.request.connection
+        if isinstance(connection, HTTP1Connection):
+            connection.set_max_body_size(CREATE_MAX_BODY_BYTES)
         try:
             self._received = await self._receive()
         except (BookshelfError, tornado.web.HTTPError, OSError) as error:
