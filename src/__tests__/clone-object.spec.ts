@@ -1,6 +1,5 @@
 import {
   cloneObject,
-  CREATE_STREAM_ABOVE_BYTES,
   ICloneDependencies,
   ICloneObjectOptions,
   ICloneProgress,
@@ -28,6 +27,26 @@ async function waitFor(condition: () => boolean): Promise<void> {
 }
 
 const MiB = 1024 * 1024;
+
+/**
+ * A clone of `big.bin` whose download came damaged once is saved whole
+ * after all; one whose downloads always do is refused, and nothing stays.
+ */
+async function expectSavedOrRefused(
+  result: Promise<unknown>,
+  damagedDownloads: number,
+  bytes: Uint8Array,
+  contents: FakeContentsManager
+): Promise<void> {
+  if (damagedDownloads === 1) {
+    await result;
+    expect(bytesEqual(contents.readBytes('big.bin'), bytes)).toBe(true);
+    expect(contents.files()).toEqual(['big.bin']);
+  } else {
+    expect((await rejection(result)).code).toBe('Corrupted');
+    expect(contents.files()).toEqual([]);
+  }
+}
 
 describe('cloneObject', () => {
   let store: FakeObjectStore;
@@ -690,9 +709,8 @@ describe('cloneObject', () => {
       expect(contents.calls.some(call => call.method === 'save')).toBe(true);
     });
 
-    it('takes objects up to 100 MiB whole where the server creates files, 8 MiB elsewhere', () => {
-      expect(CREATE_STREAM_ABOVE_BYTES).toBe(100 * 1024 * 1024);
-      expect(streamAbove(committer)).toBe(CREATE_STREAM_ABOVE_BYTES);
+    it('takes objects of any size whole where the server creates files, up to 8 MiB elsewhere', () => {
+      expect(streamAbove(committer)).toBe(Number.POSITIVE_INFINITY);
       committer.createUnavailable = true;
       expect(streamAbove(committer)).toBe(STREAM_ABOVE_BYTES);
       expect(streamAbove(undefined)).toBe(STREAM_ABOVE_BYTES);
@@ -736,6 +754,83 @@ describe('cloneObject', () => {
         options.maxObjectSizeMB = 10;
       }
     });
+
+    it('saves a Blob above 8 MiB in chunks read from it where the create path turns out missing', async () => {
+      options.maxObjectSizeMB = 40;
+      committer = new FakeCommitter(contents);
+      deps = { ...deps, committer };
+      const bytes = randomBytes(STREAM_ABOVE_BYTES + 1, 36);
+      store.addObject('shared', 'big.bin', bytes);
+      const read = jest.spyOn(Blob.prototype, 'arrayBuffer');
+      try {
+        const model = await clone({ s3_key: 'big.bin' });
+        expect(model.path).toBe('big.bin');
+        // Offered to the create path as a Blob, which the server lacked.
+        expect(committer.creates).toHaveLength(1);
+        expect(committer.createUnavailable).toBe(true);
+        // Then saved in chunks, never read whole into the page: the one
+        // whole read is the fake server's, of the body it was sent.
+        expect(contents.calls.some(call => call.chunk === -1)).toBe(true);
+        const whole = read.mock.contexts.filter(
+          blob => (blob as Blob).size > STREAM_ABOVE_BYTES
+        );
+        expect(whole).toHaveLength(1);
+        expect(bytesEqual(contents.readBytes('big.bin'), bytes)).toBe(true);
+        expect(contents.files()).toEqual(['big.bin']);
+      } finally {
+        read.mockRestore();
+        options.maxObjectSizeMB = 10;
+      }
+    });
+
+    it("says the server's refusal of a large notebook without reading it into the page", async () => {
+      options.maxObjectSizeMB = 40;
+      const notNotebook = JSON.stringify({
+        cells: [],
+        metadata: { filler: 'x'.repeat(STREAM_ABOVE_BYTES) },
+        nbformat: 9,
+        nbformat_minor: 0
+      });
+      store.addObject('shared', 'big.ipynb', notNotebook);
+      const read = jest.spyOn(Blob.prototype, 'arrayBuffer');
+      try {
+        const error = await rejection(clone({ s3_key: 'big.ipynb' }));
+        expect(error.code).toBe('NotANotebook');
+        expect(error.message).toContain('nbformat');
+        // The one whole read is the fake server's, of the body it was sent.
+        const whole = read.mock.contexts.filter(
+          blob => (blob as Blob).size > STREAM_ABOVE_BYTES
+        );
+        expect(whole).toHaveLength(1);
+        expect(contents.files()).toEqual([]);
+      } finally {
+        read.mockRestore();
+        options.maxObjectSizeMB = 10;
+      }
+    });
+
+    it('clones again when the bytes read from the Blob do not match the checksum, and leaves nothing when they never do', async () => {
+      options.maxObjectSizeMB = 40;
+      try {
+        for (const damagedDownloads of [1, 99]) {
+          store = new FakeObjectStore({ damagedDownloads, stepSize: MiB });
+          store.addBucket('shared');
+          const bytes = randomBytes(STREAM_ABOVE_BYTES + 1, 37);
+          store.addObject('shared', 'big.bin', bytes);
+          contents = new FakeContentsManager();
+          committer = new FakeCommitter(contents);
+          deps = { ...deps, store, contents, committer };
+          await expectSavedOrRefused(
+            clone({ s3_key: 'big.bin' }),
+            damagedDownloads,
+            bytes,
+            contents
+          );
+        }
+      } finally {
+        options.maxObjectSizeMB = 10;
+      }
+    }, 120_000);
 
     it('removes the file of a clone cancelled while the request ran', async () => {
       // The request takes a while, so the cancel comes during it.
@@ -820,18 +915,12 @@ describe('cloneObject', () => {
       store.addObject('shared', 'big.bin', bytes);
       contents = new FakeContentsManager();
       deps = { store, contents, locks: new MemoryFolderLocks() };
-      const result = clone(
-        { s3_key: 'big.bin' },
-        { chunkSize: 4 * 1024 * 1024 }
+      await expectSavedOrRefused(
+        clone({ s3_key: 'big.bin' }, { chunkSize: 4 * 1024 * 1024 }),
+        damagedDownloads,
+        bytes,
+        contents
       );
-      if (damagedDownloads === 1) {
-        await result;
-        expect(bytesEqual(contents.readBytes('big.bin'), bytes)).toBe(true);
-        expect(contents.files()).toEqual(['big.bin']);
-      } else {
-        expect((await rejection(result)).code).toBe('Corrupted');
-        expect(contents.files()).toEqual([]);
-      }
     }
   }, 120_000);
 

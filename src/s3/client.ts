@@ -265,14 +265,15 @@ class SdkObjectStore implements IObjectStore {
     } catch (error) {
       throw located(error);
     }
-    const verify = (given?: Uint8Array) => {
+    const verify = (given?: Uint8Array, digest?: Uint8Array) => {
       try {
         checkDownload(
           given ?? bytes,
           integrity,
           { bucket, key, versionId },
-          // Bytes given are hashed; a Blob's were as they arrived.
-          given ? undefined : hash?.digest()
+          // Bytes given are hashed, unless their digest is given too; the
+          // bytes gathered here were hashed as they arrived.
+          digest ?? (given ? undefined : hash?.digest())
         );
       } catch (error) {
         throw located(error);

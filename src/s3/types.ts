@@ -61,9 +61,10 @@ export interface IObjectData {
   /**
    * With `deferChecksum`: throw `Corrupted` (`detail.reason` 'checksum')
    * when the bytes do not match the object's checksum, if it has one. Given
-   * `bytes` (read back from `blob`), those are checked.
+   * `bytes` (read back from `blob`), those are checked; given the MD5
+   * `digest` of the bytes (hashed as they were read from `blob`), that is.
    */
-  verify?: (bytes?: Uint8Array) => void;
+  verify?: (bytes?: Uint8Array, digest?: Uint8Array) => void;
   /**
    * The object's MD5 (hex) when its ETag is one (see `etagMd5`), for a
    * check of the bytes elsewhere (the server's, as it receives them).

@@ -91,3 +91,32 @@ export async function* fixedChunks(
   }
   yield { bytes: buffer.subarray(0, filled), last: true };
 }
+
+/**
+ * A Blob's bytes in pieces, read from its stream as they are asked for:
+ * the page holds a piece at a time, never the Blob's bytes whole. Each
+ * piece is given to `onPiece` first (a hash). Stopping early (a failed
+ * save) cancels the read.
+ */
+export async function* blobPieces(
+  blob: Blob,
+  onPiece?: (piece: Uint8Array) => void
+): AsyncGenerator<Uint8Array> {
+  const reader = blob.stream().getReader();
+  let done = false;
+  try {
+    for (;;) {
+      const read = await reader.read();
+      if (read.done) {
+        done = true;
+        return;
+      }
+      onPiece?.(read.value);
+      yield read.value;
+    }
+  } finally {
+    if (!done) {
+      await reader.cancel().catch(() => undefined);
+    }
+  }
+}

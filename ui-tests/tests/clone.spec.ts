@@ -11,6 +11,7 @@ import {
   listFolder,
   namesOnDisk,
   putObject,
+  withoutCreatePath,
   readFile
 } from './helpers';
 import { expect, test } from './fixtures';
@@ -536,24 +537,26 @@ test.describe('clone through the API', () => {
     );
   });
 
-  test('an object above 100 MiB is saved while it downloads, byte for byte, no temporary file left', async ({
+  test('an object above 100 MiB goes to the server in one request, byte for byte, no temporary file left', async ({
     lab,
     tmpPath
   }) => {
-    // 101 MiB of varied bytes: thirteen chunks of the streamed save.
+    // 101 MiB of varied bytes (saved in chunks while it downloaded, until
+    // the create path took objects of every size).
     const bytes = Buffer.alloc(101 * 1024 * 1024);
     for (let i = 0, x = 7; i < bytes.length; i++) {
       x = (x * 1103515245 + 12345) & 0x7fffffff;
       bytes[i] = x >>> 16;
     }
-    const key = `streamed/${Date.now()}/data.bin`;
+    const key = `whole/${Date.now()}/data.bin`;
     await putObject('examples', key, bytes);
-    const model = await callBookshelf<any>(lab, 'clone', {
+    const { model, writes } = await cloneWithWrites(lab, {
       s3_bucket: 'examples',
       s3_key: key,
       target_path: `${tmpPath}/`
     });
     expect(model.path).toBe(`${tmpPath}/data.bin`);
+    expect(writes).toEqual(['POST /api/bookshelf/create']);
     const saved = fs.readFileSync(
       path.join(fixture().root_dir, tmpPath, 'data.bin')
     );
@@ -561,10 +564,15 @@ test.describe('clone through the API', () => {
     expect(await listFolder(lab, tmpPath)).toEqual(['data.bin']);
   });
 
-  test('a notebook above 100 MiB is saved while it downloads and checked by the server, without its byte order mark', async ({
-    lab,
+  test('without the create path, a notebook above 8 MiB is saved in chunks, from its Blob and then as it downloads, checked by the server, without its byte order mark', async ({
+    page,
     tmpPath
   }) => {
+    // A page of its own, as the page learns that the create path is
+    // missing. An older server extension: the first clone has gathered a Blob for
+    // the create path, and saves it in chunks once that is missing; the
+    // page knows then, and the second saves while it downloads.
+    await withoutCreatePath(page);
     const notebook = markdownNotebook('big', [
       '# Big\n',
       'é'.repeat(51 * 1024 * 1024)
@@ -576,26 +584,45 @@ test.describe('clone through the API', () => {
       Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(notebook)]),
       'application/x-ipynb+json'
     );
-    const checked = lab.waitForResponse(
-      response =>
-        response.url().includes('/api/bookshelf/check') &&
-        response.status() === 200
-    );
-    const model = await callBookshelf<any>(lab, 'clone', {
-      s3_bucket: 'examples',
-      s3_key: key,
-      target_path: `${tmpPath}/`
-    });
-    await checked;
-    expect(model.path).toBe(`${tmpPath}/big.ipynb`);
-    const saved = fs.readFileSync(
-      path.join(fixture().root_dir, tmpPath, 'big.ipynb')
-    );
-    expect(saved.equals(Buffer.from(notebook))).toBe(true);
-    expect(await listFolder(lab, tmpPath)).toEqual(['big.ipynb']);
+    const paths: string[] = [];
+    const creates: number[] = [];
+    for (let round = 0; round < 2; round++) {
+      let offered = 0;
+      const count = (request: any) => {
+        offered += request.url().includes('/api/bookshelf/create') ? 1 : 0;
+      };
+      page.on('request', count);
+      const checked = page.waitForResponse(
+        response =>
+          response.url().includes('/api/bookshelf/check') &&
+          response.status() === 200
+      );
+      const model = await callBookshelf<any>(page, 'clone', {
+        s3_bucket: 'examples',
+        s3_key: key,
+        target_path: `${tmpPath}/`
+      });
+      await checked;
+      page.off('request', count);
+      paths.push(model.path);
+      creates.push(offered);
+    }
+    // Offered to the create path once, in vain; not again.
+    expect(creates).toEqual([1, 0]);
+    expect(paths).toEqual([`${tmpPath}/big.ipynb`, `${tmpPath}/big-1.ipynb`]);
+    for (const name of ['big.ipynb', 'big-1.ipynb']) {
+      const saved = fs.readFileSync(
+        path.join(fixture().root_dir, tmpPath, name)
+      );
+      expect(saved.equals(Buffer.from(notebook))).toBe(true);
+    }
+    expect(await listFolder(page, tmpPath)).toEqual([
+      'big-1.ipynb',
+      'big.ipynb'
+    ]);
   });
 
-  test('a notebook above 100 MiB that is not one is refused by the check, and nothing is written', async ({
+  test('a notebook above 100 MiB that is not one is refused by the server, and nothing is written', async ({
     lab,
     tmpPath
   }) => {
@@ -617,7 +644,7 @@ test.describe('clone through the API', () => {
     expect(await listFolder(lab, tmpPath)).toEqual([]);
   });
 
-  test('an object up to 100 MiB goes to the server in one request, as it came, checked there', async ({
+  test('a notebook goes to the server in one request, as it came, checked there', async ({
     lab,
     tmpPath
   }) => {
@@ -633,27 +660,15 @@ test.describe('clone through the API', () => {
       Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(notebook)]),
       'application/x-ipynb+json'
     );
-    const requests: string[] = [];
-    const record = (request: any) => {
-      const url = new URL(request.url());
-      // Lab's own requests (workspace saves and the like) aside.
-      if (/\/api\/(bookshelf|contents)/.test(url.pathname)) {
-        requests.push(`${request.method()} ${url.pathname}`);
-      }
-    };
-    lab.on('request', record);
-    const model = await callBookshelf<any>(lab, 'clone', {
+    const { model, writes } = await cloneWithWrites(lab, {
       s3_bucket: 'examples',
       s3_key: key,
       target_path: `${tmpPath}/`
     });
-    lab.off('request', record);
     expect(model.path).toBe(`${tmpPath}/mid +?#%.ipynb`);
     // Beside the folder check (a GET), no save of a temporary file, no
     // commit, no check: one request.
-    expect(requests.filter(request => !request.startsWith('GET '))).toEqual([
-      'POST /api/bookshelf/create'
-    ]);
+    expect(writes).toEqual(['POST /api/bookshelf/create']);
     const saved = fs.readFileSync(
       path.join(fixture().root_dir, tmpPath, 'mid +?#%.ipynb')
     );
@@ -742,3 +757,31 @@ test.describe('clone through the API', () => {
     expect(await readFile(lab, `${tmpPath}/intro.ipynb`)).toBe('my own notes');
   });
 });
+
+/**
+ * Clone through the API, with the requests other than GETs the page sent
+ * to the Jupyter server's contents and Bookshelf paths meanwhile (Lab's
+ * own, workspace saves and the like, aside).
+ */
+async function cloneWithWrites(
+  page: IJupyterLabPageFixture,
+  request: object
+): Promise<{ model: any; writes: string[] }> {
+  const writes: string[] = [];
+  const record = (sent: any) => {
+    const url = new URL(sent.url());
+    if (
+      sent.method() !== 'GET' &&
+      /\/api\/(bookshelf|contents)/.test(url.pathname)
+    ) {
+      writes.push(`${sent.method()} ${url.pathname}`);
+    }
+  };
+  page.on('request', record);
+  try {
+    const model = await callBookshelf<any>(page, 'clone', request);
+    return { model, writes };
+  } finally {
+    page.off('request', record);
+  }
+}

@@ -9,7 +9,6 @@
  * published object the old one or the new one whole, and the person was
  * told what happened.
  */
-import type { IJupyterLabPageFixture } from '@jupyterlab/galata';
 import { expect, test } from './fixtures';
 import { ChildProcess, spawn } from 'child_process';
 import { createHash } from 'crypto';
@@ -35,7 +34,8 @@ import {
   proxyUrl,
   putObject,
   readFile,
-  uid
+  uid,
+  withoutCreatePath
 } from './helpers';
 import {
   cloneInDialog,
@@ -323,15 +323,8 @@ test.describe('clone while the Jupyter server fails', () => {
     await putObject('examples', key, body, 'application/x-ipynb+json');
   });
 
-  /**
-   * Answer the create path as a server without it (an older server
-   * extension), so that the clone saves through the contents API and
-   * commits: the way those two requests fail is tested too.
-   */
-  const withoutCreatePath = (page: IJupyterLabPageFixture) =>
-    page.route('**/api/bookshelf/create*', route =>
-      route.fulfill({ status: 404, body: '<html>404: Not Found</html>' })
-    );
+  // Without the create path (`withoutCreatePath`), the clone saves through
+  // the contents API and commits: the way those two requests fail is tested.
 
   /** The clone request of the object into the test's folder. */
   const into = (tmpPath: string) => ({

@@ -694,3 +694,15 @@ export async function expectFileIsObject(
     stored!.body
   );
 }
+
+/**
+ * Answer the create path as a server without it (an older server
+ * extension) does: 404, with Jupyter's page, not a Bookshelf error.
+ */
+export async function withoutCreatePath(
+  page: IJupyterLabPageFixture
+): Promise<void> {
+  await page.route('**/api/bookshelf/create*', route =>
+    route.fulfill({ status: 404, body: '<html>404: Not Found</html>' })
+  );
+}

@@ -259,36 +259,44 @@ export class FakeObjectStore implements IObjectStore {
           : data;
     // As the real store: the MD5 of the ETag, of the bytes S3 holds.
     const md5 = etagOf(version.bytes).slice(1, -1);
+    const damaged = (actual = 'damaged') =>
+      new BookshelfError({
+        code: 'Corrupted',
+        detail: {
+          reason: 'checksum',
+          expected: etagOf(bytes),
+          actual,
+          bucket,
+          key
+        }
+      });
+    // As the real store: the bytes gathered, or those given, or their
+    // digest, are checked against it.
+    const verify = (given?: Uint8Array, digest?: Uint8Array) => {
+      const actual = digest
+        ? Buffer.from(digest).toString('hex')
+        : etagOf(given ?? bytes).slice(1, -1);
+      if (actual !== md5) {
+        throw damaged(actual);
+      }
+    };
     if (this._downloads++ >= (this.options.damagedDownloads ?? 0)) {
       return asPieces(
         options.deferChecksum || streamed
-          ? { head: head(version), bytes, verify: () => undefined, md5 }
+          ? { head: head(version), bytes, verify, md5 }
           : { head: head(version), bytes }
       );
     }
     if (bytes.length > 0) {
       bytes[bytes.length >> 1] ^= 0x20;
     }
-    const damaged = () =>
-      new BookshelfError({
-        code: 'Corrupted',
-        detail: {
-          reason: 'checksum',
-          expected: etagOf(bytes),
-          actual: 'damaged',
-          bucket,
-          key
-        }
-      });
     if (!options.deferChecksum && !streamed) {
       throw damaged();
     }
     return asPieces({
       head: head(version),
       bytes,
-      verify: () => {
-        throw damaged();
-      },
+      verify,
       md5
     });
   }
