@@ -209,6 +209,7 @@ async function cancelHalfway({ source, destination }) {
               ],
               buffers: median(list.map(run => run.memory.buffers)),
               rss: median(list.map(run => run.memory.rss)),
+              browserRss: median(list.map(run => run.memory.browserRss)),
               load: median(list.map(run => run.load))
             }
           ])

@@ -83,14 +83,21 @@ function residentBytes(pid) {
   }
 }
 
-/** The renderer processes of the browser, by their PIDs. */
-async function rendererPids(browserSession) {
+/**
+ * The browser's processes by their PIDs: the renderers (the tab), and all
+ * of them (also the browser process, which holds Blobs, and the network
+ * and GPU processes).
+ */
+async function browserPids(browserSession) {
   const { processInfo } = await browserSession.send(
     'SystemInfo.getProcessInfo'
   );
-  return processInfo
-    .filter(process => process.type === 'renderer')
-    .map(process => process.id);
+  return {
+    renderers: processInfo
+      .filter(process => process.type === 'renderer')
+      .map(process => process.id),
+    all: processInfo.map(process => process.id)
+  };
 }
 
 /**
@@ -98,17 +105,21 @@ async function rendererPids(browserSession) {
  * V8 heap alone; the V8 heap plus ArrayBuffers (where downloaded and
  * uploaded bytes live: `backingStorageSize`); and the resident memory of
  * the renderer processes (the tab's memory as the system sees it, which
- * also holds Blink's and the network's copies).
+ * also holds Blink's and the network's copies); and the resident memory of
+ * all the browser's processes (where a Blob's bytes live, outside the tab).
  */
 async function peakMemory(page, session, browserSession, task, arg) {
   await session.send('HeapProfiler.collectGarbage');
-  const pids = await rendererPids(browserSession);
+  const pids = await browserPids(browserSession);
+  const resident = list =>
+    list.reduce((sum, pid) => sum + residentBytes(pid), 0);
   const usage = async () => {
     const heap = await session.send('Runtime.getHeapUsage');
     return {
       heap: heap.usedSize,
       buffers: heap.usedSize + (heap.backingStorageSize ?? 0),
-      rss: pids.reduce((sum, pid) => sum + residentBytes(pid), 0)
+      rss: resident(pids.renderers),
+      browserRss: resident(pids.all)
     };
   };
   const before = await usage();

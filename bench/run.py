@@ -188,10 +188,15 @@ def large_table(results: dict) -> str:
     def memory(entry: dict, size: int) -> str:
         if "buffers" not in entry:
             return "—"
-        return (
+        line = (
             f"{entry['buffers'] / size:.2f}× / {entry['rss'] / size:.2f}×"
             f" ({entry['rss'] / 1024**2:,.0f} MiB)"
         )
+        if "browserRss" in entry:
+            line += (
+                f" / {entry['browserRss'] / size:.2f}× ({entry['browserRss'] / 1024**2:,.0f} MiB)"
+            )
+        return line
 
     def server_memory(entry: dict) -> str:
         return f"{entry['serverRss'] / 1024**2:,.0f} MiB" if "serverRss" in entry else "—"
@@ -212,14 +217,15 @@ def large_table(results: dict) -> str:
         f" Chromium {results['browser']}; median of {LARGE_ROUNDS} runs (fastest–slowest),"
         " variants interleaved; the machine's load average (1 min) at each start is given.",
         "",
-        "The tab's memory: peak above the level before, as multiples of the object: V8 heap",
+        "The browser's memory: peak above the level before, as multiples of the object: V8 heap",
         "plus ArrayBuffers / the renderer processes' resident memory (the tab as the system sees",
-        "it). The Jupyter server's: its resident memory's peak above the level before (the most",
-        "of any run). The variants without a browser (bench/large_server.py) run after the",
-        "browser's, in the same run, against a second Jupyter server with server-side mode on",
-        "that serves the same files.",
+        "it) / the resident memory of all the browser's processes (the browser process holds",
+        "Blobs, outside the tab). The Jupyter server's: its resident memory's peak above the",
+        "level before (the most of any run). The variants without a browser",
+        "(bench/large_server.py) run after the browser's, in the same run, against a second",
+        "Jupyter server with server-side mode on that serves the same files.",
         "",
-        "| size | variant | time | the tab's memory | the Jupyter server's memory | load |",
+        "| size | variant | time | the browser's memory | the Jupyter server's memory | load |",
         "|---|---|---|---|---|---|",
     ]
     for label, entry in results["results"].items():
@@ -426,14 +432,17 @@ def table(results: dict, sizes: dict) -> str:
         "",
         "Peak above the level before the transfer, as multiples of the object (median;"
         " lowest–highest): the V8 heap alone, the V8 heap plus ArrayBuffers (where the bytes of"
-        " a transfer live), and the renderer processes' resident memory (the tab as the system"
-        " sees it).",
+        " a transfer live), the renderer processes' resident memory (the tab as the system"
+        " sees it), and the resident memory of all the browser's processes (the browser"
+        " process holds Blobs, outside the tab).",
         "",
-        "| measure | V8 heap | V8 heap + ArrayBuffers | renderer resident | target |",
-        "|---|---|---|---|---|",
+        "| measure | V8 heap | V8 heap + ArrayBuffers | renderer resident | all the browser's"
+        " processes resident | target |",
+        "|---|---|---|---|---|---|",
         *(
             f"| {name} of {largest} | {multiple(memory['heap'])}"
             f" | {multiple(memory['buffers'])} | {multiple(memory['rss'])}"
+            f" | {multiple(memory['browserRss']) if 'browserRss' in memory else '—'}"
             " | heap + ArrayBuffers at most 1.5× (or a fixed bound above 100 MB) |"
             for name, memory in (
                 ("clone", results["cloneMemory"]),
