@@ -274,6 +274,26 @@ describe('ServerCommitter.create', () => {
     expect(hasResponseStatus(error, status)).toBe(true);
   });
 
+  it('answers null for a body a proxy refused as too large (413), and keeps offering smaller ones', async () => {
+    const { committer, requests } = committerAnswering(
+      () =>
+        new Response('<html>413 Request Entity Too Large</html>', {
+          status: 413
+        })
+    );
+    expect(await create(committer)).toBeNull();
+    expect(committer.createRefusedFrom).toBe(bytes.length);
+    expect(committer.createUnavailable).toBe(false);
+    const smaller = bytes.subarray(1);
+    expect(
+      await committer.create(temporary, 'work', 'q3.ipynb', smaller, {
+        notebook: false
+      })
+    ).toBeNull();
+    expect(committer.createRefusedFrom).toBe(smaller.length);
+    expect(requests).toHaveLength(2);
+  });
+
   it('rejects as with no answer when a proxy answers 502', async () => {
     const { committer } = committerAnswering(
       () => new Response('Bad Gateway', { status: 502 })

@@ -783,6 +783,40 @@ describe('cloneObject', () => {
       }
     });
 
+    it('saves in chunks what a proxy refused as too large for the create path, and larger objects after that', async () => {
+      options.maxObjectSizeMB = 40;
+      committer = new FakeCommitter(contents, {
+        create: true,
+        createLimit: 4 * MiB
+      });
+      deps = { ...deps, committer };
+      const big = randomBytes(STREAM_ABOVE_BYTES + 1, 38);
+      const small = randomBytes(3 * MiB, 39);
+      store.addObject('shared', 'big.bin', big);
+      store.addObject('shared', 'small.bin', small);
+      try {
+        const first = await clone({ s3_key: 'big.bin' });
+        // Offered, refused as too large, then saved in chunks.
+        expect(committer.creates).toHaveLength(1);
+        expect(committer.createRefusedFrom).toBe(big.length);
+        expect(streamAbove(committer)).toBe(big.length - 1);
+        expect(contents.calls.some(call => call.chunk === -1)).toBe(true);
+        // Not offered again at that size; smaller objects still are.
+        const second = await clone({ s3_key: 'big.bin' });
+        expect(committer.creates).toHaveLength(1);
+        await clone({ s3_key: 'small.bin' });
+        expect(committer.creates).toHaveLength(2);
+        expect(committer.createUnavailable).toBe(false);
+        for (const model of [first, second]) {
+          expect(bytesEqual(contents.readBytes(model.path), big)).toBe(true);
+        }
+        expect(bytesEqual(contents.readBytes('small.bin'), small)).toBe(true);
+        expect(contents.files()).toEqual(['big-1.bin', 'big.bin', 'small.bin']);
+      } finally {
+        options.maxObjectSizeMB = 10;
+      }
+    });
+
     it("says the server's refusal of a large notebook without reading it into the page", async () => {
       options.maxObjectSizeMB = 40;
       const notNotebook = JSON.stringify({

@@ -351,7 +351,14 @@ export const STREAM_ABOVE_BYTES = 8 * 1024 * 1024;
  * 60 MiB of renderer memory against 397 MiB.
  */
 export function streamAbove(committer: ICommitter | undefined): number {
-  return canCreate(committer) ? Number.POSITIVE_INFINITY : STREAM_ABOVE_BYTES;
+  if (!canCreate(committer)) {
+    return STREAM_ABOVE_BYTES;
+  }
+  // Below what a proxy refused as too large, if one did.
+  const refused = committer?.createRefusedFrom;
+  return refused === undefined
+    ? Number.POSITIVE_INFINITY
+    : Math.max(STREAM_ABOVE_BYTES, refused - 1);
 }
 
 /**

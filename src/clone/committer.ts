@@ -47,11 +47,19 @@ export interface ICommitter {
    * clone's notebook rules and drops a leading byte order mark; nothing is
    * written unless all passes. Resolves to the new file's model, or null
    * when the server cannot (no server extension, an older one, files not on
-   * its disk): then save and commit. Rejects as `commit` does, and with
+   * its disk, or a proxy on the way refused the body as too large: 413):
+   * then save and commit. Rejects as `commit` does, and with
    * `Corrupted` (`detail.reason` 'checksum') or `NotANotebook` saying why.
    */
   /** True once `create` answered that the server cannot. */
   readonly createUnavailable?: boolean;
+
+  /**
+   * The smallest body `create` was refused for as too large (413: a proxy
+   * in front of the server, such as an ingress with a body limit), once
+   * one was; larger bodies are saved the other way.
+   */
+  readonly createRefusedFrom?: number;
 
   create?(
     temporaryPath: string,
@@ -151,6 +159,7 @@ export class ServerCommitter implements ICommitter {
     const url =
       URLExt.join(this._settings.baseUrl, 'api', 'bookshelf', 'create') +
       `?${query}`;
+    const size = bytes instanceof Blob ? bytes.size : bytes.length;
     const response = await ServerConnection.makeRequest(
       url,
       {
@@ -162,6 +171,12 @@ export class ServerCommitter implements ICommitter {
       },
       this._settings
     );
+    if (response.status === 413) {
+      // Too large for something on the way (the server extension takes
+      // every size): saved the other way, in chunks, which pass.
+      this.createRefusedFrom = Math.min(this.createRefusedFrom ?? size, size);
+      return null;
+    }
     const model = await createdModel(response, ['NotConfigured'], body => {
       if (body?.code === 'Corrupted') {
         return new BookshelfError({
@@ -190,6 +205,7 @@ export class ServerCommitter implements ICommitter {
   }
 
   createUnavailable = false;
+  createRefusedFrom: number | undefined = undefined;
 }
 
 /**

@@ -622,6 +622,58 @@ test.describe('clone through the API', () => {
     ]);
   });
 
+  test('a body a proxy refuses as too large (413) is saved in chunks, and so are larger ones after it; smaller ones still go in one request', async ({
+    page,
+    tmpPath
+  }) => {
+    // A page of its own, as it learns the proxy's limit. The first create
+    // is refused as an ingress with a body limit refuses it; the others
+    // reach the server.
+    let refused = 0;
+    await page.route('**/api/bookshelf/create*', route => {
+      if (refused++ === 0) {
+        return route.fulfill({
+          status: 413,
+          contentType: 'text/html',
+          body: '<html>413 Request Entity Too Large</html>'
+        });
+      }
+      return route.continue();
+    });
+    const big = Buffer.alloc(20 * 1024 * 1024);
+    for (let i = 0, x = 11; i < big.length; i++) {
+      x = (x * 1103515245 + 12345) & 0x7fffffff;
+      big[i] = x >>> 16;
+    }
+    const small = big.subarray(0, 1024 * 1024);
+    const key = `proxied/${Date.now()}/big.bin`;
+    await putObject('examples', key, big);
+    await putObject('examples', `${key}.small`, small);
+    const request = (s3_key: string) => ({
+      s3_bucket: 'examples',
+      s3_key,
+      target_path: `${tmpPath}/`
+    });
+    const first = await cloneWithWrites(page, request(key));
+    const second = await cloneWithWrites(page, request(key));
+    const third = await cloneWithWrites(page, request(`${key}.small`));
+    const creates = (writes: string[]) =>
+      writes.filter(write => write.includes('/api/bookshelf/create')).length;
+    // Offered, refused, then saved in chunks and committed.
+    expect(creates(first.writes)).toBe(1);
+    expect(first.writes).toContain('POST /api/bookshelf/commit');
+    // Not offered again at that size; a smaller object still is, alone.
+    expect(creates(second.writes)).toBe(0);
+    expect(second.writes).toContain('POST /api/bookshelf/commit');
+    expect(third.writes).toEqual(['POST /api/bookshelf/create']);
+    const onDisk = (name: string) =>
+      fs.readFileSync(path.join(fixture().root_dir, tmpPath, name));
+    expect(onDisk(path.basename(first.model.path)).equals(big)).toBe(true);
+    expect(onDisk(path.basename(second.model.path)).equals(big)).toBe(true);
+    expect(onDisk(path.basename(third.model.path)).equals(small)).toBe(true);
+    expect(await listFolder(page, tmpPath)).toHaveLength(3);
+  });
+
   test('a notebook above 100 MiB that is not one is refused by the server, and nothing is written', async ({
     lab,
     tmpPath

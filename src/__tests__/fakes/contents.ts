@@ -428,6 +428,11 @@ export interface IFakeCommitterOptions {
    * it has one; without, `create` answers null as an older one.
    */
   create?: boolean;
+  /**
+   * Refuse create bodies larger than this many bytes as a proxy in front
+   * of the server does (413), after reading them.
+   */
+  createLimit?: number;
 }
 
 /**
@@ -461,6 +466,7 @@ export class FakeCommitter implements ICommitter {
   }
 
   createUnavailable = false;
+  createRefusedFrom: number | undefined = undefined;
 
   /** The create requests, in order. */
   readonly creates: {
@@ -497,6 +503,14 @@ export class FakeCommitter implements ICommitter {
     if (this.options.absent || !this.options.create) {
       // As the server's committer: not asked again.
       this.createUnavailable = true;
+      return null;
+    }
+    if (bytes.length > (this.options.createLimit ?? Infinity)) {
+      // As the server's committer given a 413: not asked again that large.
+      this.createRefusedFrom = Math.min(
+        this.createRefusedFrom ?? bytes.length,
+        bytes.length
+      );
       return null;
     }
     const actual = etagOf(bytes).slice(1, -1);
