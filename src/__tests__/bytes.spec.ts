@@ -1,4 +1,11 @@
-import { ByteCollector, byteSize, fixedChunks } from '../transfer/bytes';
+import {
+  blobPieces,
+  ByteCollector,
+  byteSize,
+  fixedChunks
+} from '../transfer/bytes';
+import { randomBytes } from './fakes/bytes';
+import { ReadableStream as WebReadableStream } from 'stream/web';
 
 const pieces = [
   new Uint8Array([1, 2, 3]),
@@ -78,5 +85,47 @@ describe('byteSize', () => {
   it('counts the bytes of an array and of a Blob', () => {
     expect(byteSize(new Uint8Array(5))).toBe(5);
     expect(byteSize(new Blob([new Uint8Array(7)]))).toBe(7);
+  });
+});
+
+describe('blobPieces', () => {
+  it("gives a Blob's bytes in pieces, in order, each to the callback first", async () => {
+    const bytes = randomBytes(200 * 1024 + 5, 3);
+    const given: number[] = [];
+    const read: Uint8Array[] = [];
+    for await (const piece of blobPieces(new Blob([bytes]), piece =>
+      given.push(piece.length)
+    )) {
+      read.push(piece);
+    }
+    // Several pieces (64 KiB in the test's Blob, as in Chromium).
+    expect(read.length).toBeGreaterThan(1);
+    expect(given).toEqual(read.map(piece => piece.length));
+    expect(Buffer.concat(read).equals(Buffer.from(bytes))).toBe(true);
+  });
+
+  it('cancels the read when stopped early', async () => {
+    let cancelled = false;
+    const stream = new WebReadableStream<Uint8Array>({
+      pull: controller => controller.enqueue(new Uint8Array(1024)),
+      cancel: () => {
+        cancelled = true;
+      }
+    });
+    const blob = new Blob([]);
+    jest.spyOn(blob, 'stream').mockReturnValue(stream as any);
+    for await (const piece of blobPieces(blob)) {
+      expect(piece.length).toBe(1024);
+      break;
+    }
+    expect(cancelled).toBe(true);
+  });
+
+  it('gives nothing for an empty Blob', async () => {
+    const read: Uint8Array[] = [];
+    for await (const piece of blobPieces(new Blob([]))) {
+      read.push(piece);
+    }
+    expect(read).toEqual([]);
   });
 });

@@ -38,6 +38,16 @@ export interface ICommitter {
    */
   checkNotebook?(temporaryPath: string): Promise<boolean>;
 
+  /** True once `create` answered that the server cannot. */
+  readonly createUnavailable?: boolean;
+
+  /**
+   * The smallest body `create` was refused for as too large (413: a proxy
+   * in front of the server, such as an ingress with a body limit), once
+   * one was; larger bodies are saved the other way.
+   */
+  readonly createRefusedFrom?: number;
+
   /**
    * Save `bytes` as `temporaryPath` and commit it to `name` in `folder` (as
    * `commit` does) in one request, on the server, which writes the bytes as
@@ -51,16 +61,6 @@ export interface ICommitter {
    * then save and commit. Rejects as `commit` does, and with
    * `Corrupted` (`detail.reason` 'checksum') or `NotANotebook` saying why.
    */
-  /** True once `create` answered that the server cannot. */
-  readonly createUnavailable?: boolean;
-
-  /**
-   * The smallest body `create` was refused for as too large (413: a proxy
-   * in front of the server, such as an ingress with a body limit), once
-   * one was; larger bodies are saved the other way.
-   */
-  readonly createRefusedFrom?: number;
-
   create?(
     temporaryPath: string,
     folder: string,
