@@ -1,7 +1,11 @@
 import { ServerConnection } from '@jupyterlab/services';
 import { ReadableStream } from 'stream/web';
 
-import { checkOnServer, ServerCommitter } from '../clone/committer';
+import {
+  checkOnServer,
+  sendWithProgress,
+  ServerCommitter
+} from '../clone/committer';
 import { hasResponseStatus } from '../clone/writer';
 import { rejection } from './fakes/rejection';
 import { blobBytes } from './fakes/bytes';
@@ -404,5 +408,128 @@ describe('checkOnServer for a publish', () => {
     );
     expect(answer).toEqual({ size: 12, etag: '"abc-3"', partMd5s: MD5 });
     expect(seen).toEqual([]);
+  });
+});
+
+describe('sendWithProgress', () => {
+  /**
+   * An XMLHttpRequest as the browser's behaves for these calls: the upload
+   * says how far it came, then the answer loads, or the request fails.
+   */
+  class FakeXhr {
+    static made: FakeXhr[] = [];
+    static fails = false;
+    method = '';
+    url = '';
+    headers: { [name: string]: string } = {};
+    body: Blob | null = null;
+    status = 0;
+    responseText = '';
+    upload: { onprogress: ((event: { loaded: number }) => void) | null } = {
+      onprogress: null
+    };
+    onload: (() => void) | null = null;
+    onerror: (() => void) | null = null;
+    onabort: (() => void) | null = null;
+    ontimeout: (() => void) | null = null;
+
+    constructor() {
+      FakeXhr.made.push(this);
+    }
+    open(method: string, url: string) {
+      this.method = method;
+      this.url = url;
+    }
+    setRequestHeader(name: string, value: string) {
+      this.headers[name] = value;
+    }
+    getResponseHeader(name: string) {
+      return name === 'Content-Type' ? 'application/json' : null;
+    }
+    send(body: Blob) {
+      this.body = body;
+      setTimeout(() => {
+        if (FakeXhr.fails) {
+          this.onerror?.();
+          return;
+        }
+        this.upload.onprogress?.({ loaded: Math.floor(body.size / 2) });
+        this.upload.onprogress?.({ loaded: body.size });
+        this.status = 201;
+        this.responseText = JSON.stringify({ path: 'a.bin' });
+        this.onload?.();
+      });
+    }
+  }
+
+  const real = (globalThis as any).XMLHttpRequest;
+  beforeEach(() => {
+    FakeXhr.made = [];
+    FakeXhr.fails = false;
+    (globalThis as any).XMLHttpRequest = FakeXhr;
+    document.cookie = '_xsrf=xsrf-value';
+  });
+  afterEach(() => {
+    (globalThis as any).XMLHttpRequest = real;
+    document.cookie = '_xsrf=; expires=Thu, 01 Jan 1970 00:00:00 GMT';
+  });
+
+  const body = new Blob([new Uint8Array(1000)]);
+  const url = `${BASE_URL}api/bookshelf/create?path=a`;
+
+  it("posts the Blob with the server's credentials and says how far it came", async () => {
+    const settings = ServerConnection.makeSettings({
+      baseUrl: BASE_URL,
+      token: 'the-token'
+    });
+    const sent: number[] = [];
+    const answer = await sendWithProgress(url, body, settings, loaded =>
+      sent.push(loaded)
+    );
+    expect(answer.status).toBe(201);
+    expect(await answer.json()).toEqual({ path: 'a.bin' });
+    expect(sent).toEqual([500, 1000]);
+    const [request] = FakeXhr.made;
+    expect(request.method).toBe('POST');
+    expect(request.url).toBe(url);
+    expect(request.body).toBe(body);
+    expect(request.headers).toEqual({
+      'Content-Type': 'application/octet-stream',
+      Authorization: 'token the-token',
+      'X-XSRFToken': 'xsrf-value'
+    });
+  });
+
+  it('sends no token where the server has none (cookies, as on a hub)', async () => {
+    const settings = ServerConnection.makeSettings({
+      baseUrl: BASE_URL,
+      token: ''
+    });
+    await sendWithProgress(url, body, settings);
+    expect(FakeXhr.made[0].headers).not.toHaveProperty('Authorization');
+    expect(FakeXhr.made[0].headers['X-XSRFToken']).toBe('xsrf-value');
+  });
+
+  it('rejects as with no answer when the request fails', async () => {
+    FakeXhr.fails = true;
+    const settings = ServerConnection.makeSettings({ baseUrl: BASE_URL });
+    const error = await rejection(sendWithProgress(url, body, settings));
+    expect(error).toBeInstanceOf(ServerConnection.NetworkError);
+  });
+
+  it("uses the settings' own fetch where they bring one", async () => {
+    const { committer, requests } = committerAnswering(
+      () =>
+        new Response(JSON.stringify({ message: 'Not Found' }), {
+          status: 404
+        })
+    );
+    expect(
+      await committer.create('a.bookshelf-partial', '', 'a', body, {
+        notebook: false
+      })
+    ).toBeNull();
+    expect(requests).toHaveLength(1);
+    expect(FakeXhr.made).toEqual([]);
   });
 });

@@ -598,7 +598,8 @@ describe('cloneObject', () => {
           name: 'q3.ipynb',
           options: {
             md5: etagOf(utf8(NOTEBOOK)).slice(1, -1),
-            notebook: true
+            notebook: true,
+            onSent: expect.any(Function)
           },
           // The download gathered as a Blob goes as it is.
           asBlob: true
@@ -692,6 +693,25 @@ describe('cloneObject', () => {
       expect(model.path).toBe('q3.ipynb');
       expect(contents.files()).toEqual(['q3.ipynb']);
       expect(committer.calls).toHaveLength(2);
+    });
+
+    it("reports the save's progress as the bytes go to the server", async () => {
+      const bytes = randomBytes(3 * MiB, 40);
+      store.addObject('shared', 'data.bin', bytes);
+      const saved: number[] = [];
+      await clone(
+        { s3_key: 'data.bin' },
+        {
+          onProgress: step => {
+            if (step.phase === 'save') {
+              expect(step.total).toBe(bytes.length);
+              saved.push(step.loaded);
+            }
+          }
+        }
+      );
+      // The fake server says it received the first half, then the rest.
+      expect(saved).toEqual([0, bytes.length / 2, bytes.length, bytes.length]);
     });
 
     it('saves and commits where the server has no create path', async () => {

@@ -78,6 +78,8 @@ export interface ICreateOptions {
   md5?: string;
   /** Check them as a notebook, and drop a leading byte order mark. */
   notebook: boolean;
+  /** Called as the bytes go, with how many went. */
+  onSent?: (loaded: number) => void;
 }
 
 /**
@@ -97,7 +99,14 @@ const NO_COMMIT_PATH = [200, 404, 405, 501];
  * announcement can be stale.
  */
 export class ServerCommitter implements ICommitter {
-  constructor(private readonly _settings: ServerConnection.ISettings) {}
+  /**
+   * `send` sends the create path's request (`sendWithProgress` by
+   * default, which says how far the upload came).
+   */
+  constructor(
+    private readonly _settings: ServerConnection.ISettings,
+    private readonly _send: CreateRequestSender = sendWithProgress
+  ) {}
 
   checkNotebook(temporaryPath: string): Promise<boolean> {
     if (isOtherDrive(temporaryPath)) {
@@ -160,16 +169,13 @@ export class ServerCommitter implements ICommitter {
       URLExt.join(this._settings.baseUrl, 'api', 'bookshelf', 'create') +
       `?${query}`;
     const size = bytes instanceof Blob ? bytes.size : bytes.length;
-    const response = await ServerConnection.makeRequest(
+    const response = await this._send(
       url,
-      {
-        method: 'POST',
-        // As a Blob, which Chromium sends several times faster than the
-        // same bytes as a Uint8Array (see `blobBody` in s3/client.ts).
-        body: bytes instanceof Blob ? bytes : new Blob([bytes as BlobPart]),
-        headers: { 'Content-Type': 'application/octet-stream' }
-      },
-      this._settings
+      // As a Blob, which Chromium sends several times faster than the same
+      // bytes as a Uint8Array (see `blobBody` in s3/client.ts).
+      bytes instanceof Blob ? bytes : new Blob([bytes as BlobPart]),
+      this._settings,
+      options.onSent
     );
     if (response.status === 413) {
       // Too large for something on the way (the server extension takes
@@ -207,6 +213,87 @@ export class ServerCommitter implements ICommitter {
   createUnavailable = false;
   createRefusedFrom: number | undefined = undefined;
 }
+
+/**
+ * Sends `body` to `url` in a POST with the Jupyter server's credentials;
+ * `onSent` is called as the bytes go. Resolves to the answer, or rejects
+ * with `ServerConnection.NetworkError` when none came.
+ */
+export type CreateRequestSender = (
+  url: string,
+  body: Blob,
+  settings: ServerConnection.ISettings,
+  onSent?: (loaded: number) => void
+) => Promise<Response>;
+
+/**
+ * `CreateRequestSender` through `ServerConnection.makeRequest` (its
+ * `fetch`), which cannot say how far an upload came.
+ */
+export const sendWithFetch: CreateRequestSender = (url, body, settings) =>
+  ServerConnection.makeRequest(
+    url,
+    {
+      method: 'POST',
+      body,
+      headers: { 'Content-Type': 'application/octet-stream' }
+    },
+    settings
+  );
+
+/**
+ * `CreateRequestSender` through an `XMLHttpRequest`, whose upload events
+ * say how far the bytes came (`fetch` has none): a large clone's save to a
+ * distant server shows its progress. The credentials are those
+ * `ServerConnection.makeRequest` adds: the token, when there is one, and
+ * the XSRF cookie's value (a server that authenticates by cookie, as
+ * JupyterHub's single-user servers do, asks for it). Where there is no
+ * `XMLHttpRequest`, or the settings bring their own `fetch`, that is used.
+ */
+export const sendWithProgress: CreateRequestSender = (
+  url,
+  body,
+  settings,
+  onSent
+) => {
+  if (
+    typeof XMLHttpRequest === 'undefined' ||
+    settings.fetch !== globalThis.fetch
+  ) {
+    return sendWithFetch(url, body, settings, onSent);
+  }
+  return new Promise((resolve, reject) => {
+    const request = new XMLHttpRequest();
+    request.open('POST', url);
+    request.setRequestHeader('Content-Type', 'application/octet-stream');
+    if (settings.token) {
+      request.setRequestHeader('Authorization', `token ${settings.token}`);
+    }
+    const xsrf = /\b_xsrf=([^;]*)/.exec(document.cookie)?.[1];
+    if (xsrf !== undefined) {
+      request.setRequestHeader('X-XSRFToken', xsrf);
+    }
+    request.upload.onprogress = event => onSent?.(event.loaded);
+    request.onload = () =>
+      resolve(
+        new Response(request.responseText, {
+          status: request.status,
+          headers: {
+            'Content-Type':
+              request.getResponseHeader('Content-Type') ?? 'application/json'
+          }
+        })
+      );
+    request.onerror =
+      request.onabort =
+      request.ontimeout =
+        () =>
+          reject(
+            new ServerConnection.NetworkError(new TypeError('network error'))
+          );
+    request.send(body);
+  });
+};
 
 /**
  * Whether `folder` is on another drive of the contents manager (as Lab

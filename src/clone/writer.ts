@@ -687,9 +687,11 @@ async function createOnce(
   options: ICreateNewFileOptions
 ): Promise<Contents.IModel | null> {
   try {
+    const total = byteSize(bytes);
     return await committer.create!(temporaryPath, folder, name, bytes, {
       md5: options.md5,
-      notebook: options.notebook
+      notebook: options.notebook,
+      onSent: loaded => options.onProgress?.({ loaded, total })
     });
   } catch (error) {
     const status = responseStatus(error);

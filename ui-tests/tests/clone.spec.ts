@@ -4,6 +4,7 @@ import * as path from 'path';
 
 import {
   callBookshelf,
+  cloneRecordingProgress,
   coreSettings,
   filesInFolder,
   fixture,
@@ -557,11 +558,22 @@ test.describe('clone through the API', () => {
     });
     expect(model.path).toBe(`${tmpPath}/data.bin`);
     expect(writes).toEqual(['POST /api/bookshelf/create']);
+    // Its progress as the bytes go to the server, not only at the end.
+    const again = await cloneRecordingProgress(lab, {
+      s3_bucket: 'examples',
+      s3_key: key,
+      target_path: `${tmpPath}/`
+    });
+    const sent = again.steps
+      .filter(step => step.phase === 'save')
+      .map(step => step.loaded);
+    expect(sent.some(loaded => loaded > 0 && loaded < bytes.length)).toBe(true);
+    expect(sent[sent.length - 1]).toBe(bytes.length);
     const saved = fs.readFileSync(
       path.join(fixture().root_dir, tmpPath, 'data.bin')
     );
     expect(saved.equals(bytes)).toBe(true);
-    expect(await listFolder(lab, tmpPath)).toEqual(['data.bin']);
+    expect(await listFolder(lab, tmpPath)).toEqual(['data-1.bin', 'data.bin']);
   });
 
   test('without the create path, a notebook above 8 MiB is saved in chunks, from its Blob and then as it downloads, checked by the server, without its byte order mark', async ({

@@ -218,21 +218,10 @@ export async function callBookshelf<T>(
   method: 'clone' | 'publish' | 'info',
   ...args: unknown[]
 ): Promise<T> {
+  await exposeBookshelf(page);
   return page.evaluate(
     async ({ method, args }) => {
-      const app = (window as any).jupyterapp;
-      const registry = app.pluginRegistry;
-      const services: Map<any, string> = registry._services;
-      let token: any = null;
-      for (const key of services.keys()) {
-        if (key.name === 'jupyterlab-bookshelf:IBookshelf') {
-          token = key;
-        }
-      }
-      if (!token) {
-        throw new Error('The IBookshelf token is not registered');
-      }
-      const bookshelf = await app.resolveRequiredService(token);
+      const bookshelf = (window as any).bookshelfUnderTest;
       try {
         return await bookshelf[method](...args);
       } catch (error: any) {
@@ -244,6 +233,44 @@ export async function callBookshelf<T>(
     },
     { method, args }
   );
+}
+
+/**
+ * `IBookshelf.clone` of `request`, with the progress it reported.
+ */
+export async function cloneRecordingProgress(
+  page: IJupyterLabPageFixture,
+  request: object
+): Promise<{ model: any; steps: any[] }> {
+  await exposeBookshelf(page);
+  return page.evaluate(async request => {
+    const steps: any[] = [];
+    const model = await (window as any).bookshelfUnderTest.clone(request, {
+      onProgress: (step: any) => steps.push(step)
+    });
+    return { model, steps };
+  }, request);
+}
+
+/**
+ * The page's IBookshelf service as `window.bookshelfUnderTest`.
+ */
+async function exposeBookshelf(page: IJupyterLabPageFixture): Promise<void> {
+  await page.evaluate(async () => {
+    if ((window as any).bookshelfUnderTest) {
+      return;
+    }
+    const app = (window as any).jupyterapp;
+    const services: Map<any, string> = app.pluginRegistry._services;
+    const token = [...services.keys()].find(
+      key => key.name === 'jupyterlab-bookshelf:IBookshelf'
+    );
+    if (!token) {
+      throw new Error('The IBookshelf token is not registered');
+    }
+    (window as any).bookshelfUnderTest =
+      await app.resolveRequiredService(token);
+  });
 }
 
 /**

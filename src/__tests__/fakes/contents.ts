@@ -500,6 +500,9 @@ export class FakeCommitter implements ICommitter {
     });
     await delay(this._contents.options.latency ?? 0);
     const bytes = body instanceof Blob ? await blobBytes(body) : body;
+    // As an upload's events: half of it, then all.
+    options.onSent?.(Math.floor(bytes.length / 2));
+    options.onSent?.(bytes.length);
     if (this.options.absent || !this.options.create) {
       // As the server's committer: not asked again.
       this.createUnavailable = true;
