@@ -425,9 +425,13 @@ describe('sendWithProgress', () => {
     body: Blob | null = null;
     status = 0;
     responseText = '';
-    upload: { onprogress: ((event: { loaded: number }) => void) | null } = {
-      onprogress: null
-    };
+    upload: {
+      onprogress: ((event: { loaded: number }) => void) | null;
+      onload: (() => void) | null;
+    } = { onprogress: null, onload: null };
+    aborted = false;
+    /** Called between the two halves of the upload. */
+    static midway: (() => void) | null = null;
     onload: (() => void) | null = null;
     onerror: (() => void) | null = null;
     onabort: (() => void) | null = null;
@@ -446,18 +450,35 @@ describe('sendWithProgress', () => {
     getResponseHeader(name: string) {
       return name === 'Content-Type' ? 'application/json' : null;
     }
+    abort() {
+      this.aborted = true;
+      this.onabort?.();
+    }
     send(body: Blob) {
       this.body = body;
-      setTimeout(() => {
+      const step = (next: () => void) =>
+        setTimeout(() => {
+          if (!this.aborted) {
+            next();
+          }
+        });
+      step(() => {
         if (FakeXhr.fails) {
           this.onerror?.();
           return;
         }
         this.upload.onprogress?.({ loaded: Math.floor(body.size / 2) });
-        this.upload.onprogress?.({ loaded: body.size });
-        this.status = 201;
-        this.responseText = JSON.stringify({ path: 'a.bin' });
-        this.onload?.();
+        FakeXhr.midway?.();
+        step(() => {
+          this.upload.onprogress?.({ loaded: body.size });
+          this.upload.onload?.();
+          FakeXhr.midway?.();
+          step(() => {
+            this.status = 201;
+            this.responseText = JSON.stringify({ path: 'a.bin' });
+            this.onload?.();
+          });
+        });
       });
     }
   }
@@ -466,6 +487,7 @@ describe('sendWithProgress', () => {
   beforeEach(() => {
     FakeXhr.made = [];
     FakeXhr.fails = false;
+    FakeXhr.midway = null;
     (globalThis as any).XMLHttpRequest = FakeXhr;
     document.cookie = '_xsrf=xsrf-value';
   });
@@ -515,6 +537,37 @@ describe('sendWithProgress', () => {
     const settings = ServerConnection.makeSettings({ baseUrl: BASE_URL });
     const error = await rejection(sendWithProgress(url, body, settings));
     expect(error).toBeInstanceOf(ServerConnection.NetworkError);
+  });
+
+  it('stops the upload when asked while the bytes go', async () => {
+    const settings = ServerConnection.makeSettings({ baseUrl: BASE_URL });
+    const stop = new AbortController();
+    FakeXhr.midway = () => stop.abort();
+    const error = await rejection(
+      sendWithProgress(url, body, settings, undefined, stop.signal)
+    );
+    expect(error).toBeInstanceOf(ServerConnection.NetworkError);
+    expect(FakeXhr.made[0].aborted).toBe(true);
+  });
+
+  it('lets the request answer when asked to stop once all the bytes went', async () => {
+    const settings = ServerConnection.makeSettings({ baseUrl: BASE_URL });
+    const stop = new AbortController();
+    let halves = 0;
+    FakeXhr.midway = () => {
+      if (++halves === 2) {
+        stop.abort();
+      }
+    };
+    const answer = await sendWithProgress(
+      url,
+      body,
+      settings,
+      undefined,
+      stop.signal
+    );
+    expect(answer.status).toBe(201);
+    expect(FakeXhr.made[0].aborted).toBe(false);
   });
 
   it("uses the settings' own fetch where they bring one", async () => {

@@ -714,6 +714,34 @@ describe('cloneObject', () => {
       expect(saved).toEqual([0, bytes.length / 2, bytes.length, bytes.length]);
     });
 
+    it('stops the request of a clone cancelled while its bytes go, and nothing is committed', async () => {
+      const bytes = randomBytes(3 * MiB, 41);
+      store.addObject('shared', 'data.bin', bytes);
+      const controller = new AbortController();
+      const error = await rejection(
+        clone(
+          { s3_key: 'data.bin' },
+          {
+            signal: controller.signal,
+            onProgress: step => {
+              if (
+                step.phase === 'save' &&
+                step.loaded > 0 &&
+                step.loaded < bytes.length
+              ) {
+                controller.abort();
+              }
+            }
+          }
+        )
+      );
+      expect(error.code).toBe('Cancelled');
+      expect(committer.stoppedUploads).toBe(1);
+      // The commit path, asked whether the request committed, said no.
+      await waitFor(() => committer.calls.length === 1);
+      expect(contents.files()).toEqual([]);
+    });
+
     it('saves and commits where the server has no create path', async () => {
       committer = new FakeCommitter(contents);
       deps = { ...deps, committer };

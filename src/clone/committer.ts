@@ -80,6 +80,12 @@ export interface ICreateOptions {
   notebook: boolean;
   /** Called as the bytes go, with how many went. */
   onSent?: (loaded: number) => void;
+  /**
+   * Aborts the request while its bytes are still going (the server keeps
+   * nothing of a body cut off); once they all went, it runs to its answer
+   * (its commit cannot be stopped).
+   */
+  stopUpload?: AbortSignal;
 }
 
 /**
@@ -175,7 +181,8 @@ export class ServerCommitter implements ICommitter {
       // bytes as a Uint8Array (see `blobBody` in s3/client.ts).
       bytes instanceof Blob ? bytes : new Blob([bytes as BlobPart]),
       this._settings,
-      options.onSent
+      options.onSent,
+      options.stopUpload
     );
     if (response.status === 413) {
       // Too large for something on the way (the server extension takes
@@ -216,19 +223,22 @@ export class ServerCommitter implements ICommitter {
 
 /**
  * Sends `body` to `url` in a POST with the Jupyter server's credentials;
- * `onSent` is called as the bytes go. Resolves to the answer, or rejects
- * with `ServerConnection.NetworkError` when none came.
+ * `onSent` is called as the bytes go, and `stopUpload` aborts the request
+ * while they are still going (see `ICreateOptions`). Resolves to the
+ * answer, or rejects with `ServerConnection.NetworkError` when none came.
  */
 export type CreateRequestSender = (
   url: string,
   body: Blob,
   settings: ServerConnection.ISettings,
-  onSent?: (loaded: number) => void
+  onSent?: (loaded: number) => void,
+  stopUpload?: AbortSignal
 ) => Promise<Response>;
 
 /**
  * `CreateRequestSender` through `ServerConnection.makeRequest` (its
- * `fetch`), which cannot say how far an upload came.
+ * `fetch`), which cannot say how far an upload came, nor when it ended: it
+ * is not stopped.
  */
 export const sendWithFetch: CreateRequestSender = (url, body, settings) =>
   ServerConnection.makeRequest(
@@ -254,7 +264,8 @@ export const sendWithProgress: CreateRequestSender = (
   url,
   body,
   settings,
-  onSent
+  onSent,
+  stopUpload
 ) => {
   if (
     typeof XMLHttpRequest === 'undefined' ||
@@ -273,8 +284,19 @@ export const sendWithProgress: CreateRequestSender = (
     if (xsrf !== undefined) {
       request.setRequestHeader('X-XSRFToken', xsrf);
     }
+    let sent = false;
+    const stop = () => {
+      if (!sent) {
+        request.abort();
+      }
+    };
+    const settle = () => stopUpload?.removeEventListener('abort', stop);
     request.upload.onprogress = event => onSent?.(event.loaded);
-    request.onload = () =>
+    request.upload.onload = () => {
+      sent = true;
+    };
+    request.onload = () => {
+      settle();
       resolve(
         new Response(request.responseText, {
           status: request.status,
@@ -284,14 +306,21 @@ export const sendWithProgress: CreateRequestSender = (
           }
         })
       );
+    };
     request.onerror =
       request.onabort =
       request.ontimeout =
-        () =>
+        () => {
+          settle();
           reject(
             new ServerConnection.NetworkError(new TypeError('network error'))
           );
+        };
+    stopUpload?.addEventListener('abort', stop, { once: true });
     request.send(body);
+    if (stopUpload?.aborted) {
+      stop();
+    }
   });
 };
 

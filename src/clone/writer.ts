@@ -629,8 +629,9 @@ export interface ICreateNewFileOptions extends ICreateOptions {
  * `writeNewFile`. Resolves to null when the server has no create path, so
  * that the caller writes with `writeNewFile` instead.
  *
- * The request is not cancelled once sent (its commit cannot be): a clone
- * cancelled meanwhile removes the file it made when the answer comes.
+ * A clone cancelled while the bytes go stops the request (where the
+ * committer can); once they all went the request is not cancelled (its
+ * commit cannot be), and the file it made is removed when the answer comes.
  */
 export async function createNewFile(
   contents: IContentsWriter,
@@ -650,10 +651,12 @@ export async function createNewFile(
   options.onProgress?.({ loaded: 0, total });
   const created = createOnce(committer, temporaryPath, folder, name, bytes, {
     ...options,
-    signal: undefined
+    signal: undefined,
+    stopUpload: signal
   });
-  // A cancel is said at once; the request goes on (its commit cannot be
-  // stopped), and the file it made is removed when its answer comes.
+  // A cancel is said at once. The request stops if its bytes are still
+  // going; else it goes on (its commit cannot be stopped), and the file it
+  // made is removed when its answer comes.
   let model: Contents.IModel | null;
   try {
     model = await unlessAborted(created, signal);
@@ -691,7 +694,8 @@ async function createOnce(
     return await committer.create!(temporaryPath, folder, name, bytes, {
       md5: options.md5,
       notebook: options.notebook,
-      onSent: loaded => options.onProgress?.({ loaded, total })
+      onSent: loaded => options.onProgress?.({ loaded, total }),
+      stopUpload: options.stopUpload
     });
   } catch (error) {
     const status = responseStatus(error);

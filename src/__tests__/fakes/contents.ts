@@ -467,6 +467,8 @@ export class FakeCommitter implements ICommitter {
 
   createUnavailable = false;
   createRefusedFrom: number | undefined = undefined;
+  /** The create requests stopped while their bytes went. */
+  stoppedUploads = 0;
 
   /** The create requests, in order. */
   readonly creates: {
@@ -500,8 +502,13 @@ export class FakeCommitter implements ICommitter {
     });
     await delay(this._contents.options.latency ?? 0);
     const bytes = body instanceof Blob ? await blobBytes(body) : body;
-    // As an upload's events: half of it, then all.
+    // As an upload's events: half of it, then all; stopped in between as
+    // the real request is (nothing kept: no answer came).
     options.onSent?.(Math.floor(bytes.length / 2));
+    if (options.stopUpload?.aborted) {
+      this.stoppedUploads++;
+      throw new ServerConnection.NetworkError(new TypeError('network error'));
+    }
     options.onSent?.(bytes.length);
     if (this.options.absent || !this.options.create) {
       // As the server's committer: not asked again.
