@@ -576,6 +576,66 @@ test.describe('clone through the API', () => {
     expect(await listFolder(lab, tmpPath)).toEqual(['data-1.bin', 'data.bin']);
   });
 
+  test('a clone cancelled while its bytes go to the server stops the request, and nothing is written', async ({
+    page,
+    tmpPath
+  }) => {
+    const bytes = Buffer.alloc(24 * 1024 * 1024, 7);
+    const key = `cancelled/${Date.now()}/data.bin`;
+    await putObject('examples', key, bytes);
+    // A page of its own: its uploads go at 8 MiB/s, as to a distant
+    // server, and its XMLHttpRequests record how they ended (0: no answer,
+    // the request was stopped).
+    const cdp = await page.context().newCDPSession((page as any).page);
+    await cdp.send('Network.enable');
+    await cdp.send('Network.emulateNetworkConditions', {
+      offline: false,
+      latency: 0,
+      downloadThroughput: -1,
+      uploadThroughput: 8 * 1024 * 1024
+    });
+    await callBookshelf(page, 'info');
+    const { code, statuses } = await page.evaluate(
+      async request => {
+        const statuses: number[] = [];
+        const send = XMLHttpRequest.prototype.send;
+        XMLHttpRequest.prototype.send = function (this: XMLHttpRequest, body) {
+          this.addEventListener('loadend', () => statuses.push(this.status));
+          return send.call(this, body);
+        };
+        const controller = new AbortController();
+        let code = 'not cancelled';
+        try {
+          await (window as any).bookshelfUnderTest.clone(request, {
+            signal: controller.signal,
+            onProgress: (step: any) => {
+              if (
+                step.phase === 'save' &&
+                step.loaded > 0 &&
+                step.loaded < step.total
+              ) {
+                controller.abort();
+              }
+            }
+          });
+        } catch (error: any) {
+          code = String(error.code);
+        }
+        await new Promise(resolve => setTimeout(resolve, 1000));
+        return { code, statuses };
+      },
+      {
+        s3_bucket: 'examples',
+        s3_key: key,
+        target_path: `${tmpPath}/`
+      }
+    );
+    expect(code).toBe('Cancelled');
+    expect(statuses).toEqual([0]);
+    expect(namesOnDisk(tmpPath)).toEqual([]);
+    expect(await listFolder(page, tmpPath)).toEqual([]);
+  });
+
   test('without the create path, a notebook above 8 MiB is saved in chunks, from its Blob and then as it downloads, checked by the server, without its byte order mark', async ({
     page,
     tmpPath
