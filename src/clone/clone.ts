@@ -284,9 +284,9 @@ async function saveObject(
  * Save bytes arriving in pieces in chunks as they come; `verify` (their
  * checksum) runs before the commit. A notebook is checked once saved,
  * before its commit: by the server, which reads it in pieces, or else by
- * the page.
+ * the page. A cut-off is marked as one to try again (see `streamsCutOff`).
  */
-function saveStreamed(
+async function saveStreamed(
   deps: ICloneDependencies,
   target: ICloneTarget & { missing?: string[] },
   pieces: AsyncIterable<Uint8Array>,
@@ -296,22 +296,29 @@ function saveStreamed(
   trans: TranslationBundle
 ): Promise<Contents.IModel> {
   const notebook = isNotebookName(target.name);
-  return writeStreamed(
-    deps,
-    target,
-    {
-      stream: notebook ? withoutByteOrderMark(pieces) : pieces,
-      total,
-      // A notebook must be UTF-8: saved as text, which is faster.
-      text: notebook
-    },
-    verify,
-    options,
-    trans,
-    notebook
-      ? temporaryPath => checkSavedNotebook(deps, temporaryPath, trans)
-      : undefined
-  );
+  try {
+    return await writeAtTarget(
+      deps,
+      target,
+      {
+        stream: notebook ? withoutByteOrderMark(pieces) : pieces,
+        total,
+        // A notebook must be UTF-8: saved as text, which is faster.
+        text: notebook
+      },
+      verify,
+      options,
+      trans,
+      notebook
+        ? temporaryPath => checkSavedNotebook(deps, temporaryPath, trans)
+        : undefined
+    );
+  } catch (error) {
+    if (isBookshelfError(error, 'Interrupted')) {
+      streamsCutOff.add(error);
+    }
+    throw error;
+  }
 }
 
 /**
@@ -366,23 +373,6 @@ export function streamAbove(committer: ICommitter | undefined): number {
  */
 function canCreate(committer: ICommitter | undefined): boolean {
   return !!committer?.create && !committer.createUnavailable;
-}
-
-/**
- * `writeAtTarget` of a streamed download, marking a cut-off as one to try
- * again (see `streamsCutOff`).
- */
-async function writeStreamed(
-  ...args: Parameters<typeof writeAtTarget>
-): Promise<Contents.IModel> {
-  try {
-    return await writeAtTarget(...args);
-  } catch (error) {
-    if (isBookshelfError(error, 'Interrupted')) {
-      streamsCutOff.add(error);
-    }
-    throw error;
-  }
 }
 
 function isNotebookName(name: string): boolean {

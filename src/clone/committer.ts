@@ -9,6 +9,7 @@ import { URLExt } from '@jupyterlab/coreutils';
 import { Contents, ServerConnection } from '@jupyterlab/services';
 import { BookshelfError } from '../errors/errors';
 import { joinPath } from './naming';
+import { byteSize } from '../transfer/bytes';
 
 /**
  * Moves a temporary file to the first free name of the wanted one.
@@ -174,7 +175,7 @@ export class ServerCommitter implements ICommitter {
     const url =
       URLExt.join(this._settings.baseUrl, 'api', 'bookshelf', 'create') +
       `?${query}`;
-    const size = bytes instanceof Blob ? bytes.size : bytes.length;
+    const size = byteSize(bytes);
     const response = await this._send(
       url,
       // As a Blob, which Chromium sends several times faster than the same

@@ -652,6 +652,7 @@ export async function createNewFile(
   const created = createOnce(committer, temporaryPath, folder, name, bytes, {
     ...options,
     signal: undefined,
+    onSent: loaded => options.onProgress?.({ loaded, total }),
     stopUpload: signal
   });
   // A cancel is said at once. The request stops if its bytes are still
@@ -690,11 +691,10 @@ async function createOnce(
   options: ICreateNewFileOptions
 ): Promise<Contents.IModel | null> {
   try {
-    const total = byteSize(bytes);
     return await committer.create!(temporaryPath, folder, name, bytes, {
       md5: options.md5,
       notebook: options.notebook,
-      onSent: loaded => options.onProgress?.({ loaded, total }),
+      onSent: options.onSent,
       stopUpload: options.stopUpload
     });
   } catch (error) {
