@@ -865,6 +865,35 @@ describe('cloneObject', () => {
       }
     });
 
+    it('clones through a proxy that refuses both the create request and the 8 MiB chunks', async () => {
+      options.maxObjectSizeMB = 40;
+      // nginx with `client_max_body_size 4m` in front of the server.
+      contents = new FakeContentsManager({ bodyLimit: 4 * MiB });
+      committer = new FakeCommitter(contents, {
+        create: true,
+        createLimit: 4 * MiB
+      });
+      deps = { ...deps, contents, committer };
+      const notebook = notebookText('ü'.repeat(STREAM_ABOVE_BYTES));
+      const bytes = randomBytes(STREAM_ABOVE_BYTES + 1, 40);
+      store.addObject('shared', 'big.ipynb', notebook);
+      store.addObject('shared', 'big.bin', bytes);
+      try {
+        const saved = await clone({ s3_key: 'big.ipynb' });
+        expect(contents.readText(saved.path)).toBe(notebook);
+        const binary = await clone({ s3_key: 'big.bin' });
+        expect(bytesEqual(contents.readBytes(binary.path), bytes)).toBe(true);
+        const saves = contents.calls.filter(call => call.method === 'save');
+        expect(saves.some(call => call.refused)).toBe(true);
+        expect(
+          saves.every(call => call.refused || call.bodyLength! <= 4 * MiB)
+        ).toBe(true);
+        expect(contents.files()).toEqual(['big.bin', 'big.ipynb']);
+      } finally {
+        options.maxObjectSizeMB = 10;
+      }
+    });
+
     it("says the server's refusal of a large notebook without reading it into the page", async () => {
       options.maxObjectSizeMB = 40;
       const notNotebook = JSON.stringify({

@@ -5,28 +5,9 @@ import {
   PARTIAL_SUFFIX,
   writeNewFile
 } from '../clone/writer';
-import { bytesEqual, randomBytes } from './fakes/bytes';
+import { bytesEqual, pieces, randomBytes } from './fakes/bytes';
 import { FakeCommitter, FakeContentsManager } from './fakes/contents';
 import { rejection } from './fakes/rejection';
-
-/**
- * A body arriving in pieces of `pieceSize` bytes (the last shorter), as a
- * fetch ReadableStream hands them out; `fail` throws after that many bytes.
- */
-async function* pieces(
-  bytes: Uint8Array,
-  pieceSize: number,
-  fail?: number
-): AsyncGenerator<Uint8Array> {
-  for (let start = 0; start < bytes.length; start += pieceSize) {
-    if (fail !== undefined && start >= fail) {
-      throw new TypeError('network error');
-    }
-    await Promise.resolve();
-    // A copy, as each read of a real stream gives a new buffer.
-    yield bytes.slice(start, start + pieceSize);
-  }
-}
 
 /**
  * The files below a folder of the fake.

@@ -208,6 +208,17 @@ export function asSaveFailed(
       { cause: error }
     );
   const status = responseStatus(error);
+  if (status === 413) {
+    // Not the server's: it takes chunks of every size. Something on the
+    // way refused even the smallest pieces (see `saveWithinBodyLimit`).
+    return failed(
+      trans.__(
+        "A proxy between this page and the Jupyter server refused the file's upload as too large, even in pieces of %1 KiB (HTTP 413); nothing was written. Ask the administrator to raise the proxy's request size limit (with nginx: client_max_body_size; with ingress-nginx: the proxy-body-size annotation).",
+        SMALLEST_SAVE_PIECE / 1024
+      ),
+      status
+    );
+  }
   if (status !== undefined) {
     const text = error instanceof Error ? error.message.trim() : '';
     // The server's own words, untranslated, after its status.
@@ -316,11 +327,13 @@ async function upload(
   options: IWriteOptions,
   inFlight: IInFlight
 ): Promise<void> {
-  const save = (model: Partial<Contents.IModel>) =>
-    saveUnlessAborted(
-      contents.save(path, { type: 'file', ...model }),
-      inFlight,
-      options.signal
+  const save = (model: IChunkModel) =>
+    saveWithinBodyLimit(contents, model, piece =>
+      saveUnlessAborted(
+        contents.save(path, { type: 'file', ...piece }),
+        inFlight,
+        options.signal
+      )
     );
   if (isByteStream(data)) {
     await uploadStream(save, data, options);
@@ -387,7 +400,7 @@ async function upload(
  * one chunk of bytes and the text or base64 of at most two chunks.
  */
 async function uploadStream(
-  save: (model: Partial<Contents.IModel>) => Promise<void>,
+  save: (model: IChunkModel) => Promise<void>,
   data: IByteStream,
   options: IWriteOptions
 ): Promise<void> {
@@ -499,6 +512,116 @@ async function saveThenVerify(
     }
   }
   await sent;
+}
+
+/**
+ * A save's content, and its place in a chunked save: absent for a whole
+ * file in one save, 1 for the first chunk (it creates the file), -1 for
+ * the last, any other number for one between (appended).
+ */
+interface IChunkModel {
+  format: 'text' | 'base64';
+  content: string;
+  chunk?: number;
+}
+
+/**
+ * The smallest content (characters) a save refused as too large was, per
+ * contents manager: something between the page and the Jupyter server (an
+ * ingress or a reverse proxy with a body size limit, nginx's
+ * `client_max_body_size`) answered 413. Later saves through the manager
+ * are cut below it from the start.
+ */
+const refusedContentLength = new WeakMap<IContentsWriter, number>();
+
+/**
+ * Below this many characters a save refused as too large is not cut any
+ * further: a proxy that refuses such bodies refuses JupyterLab's own
+ * uploads (1 MiB chunks) too, and its limit is for its administrator to
+ * raise.
+ */
+export const SMALLEST_SAVE_PIECE = 256 * 1024;
+
+/**
+ * Save `model` with `send`, in pieces small enough for what sits between
+ * the page and the server: a save refused with 413 is sent again in
+ * halves, and halves of those, down to `SMALLEST_SAVE_PIECE`. The refused
+ * body never reached the server, so nothing of it was written; the pieces
+ * are chunks of the same chunked save (the first keeps the model's place
+ * at the start, the last its place at the end), so the file is the same.
+ */
+async function saveWithinBodyLimit(
+  contents: IContentsWriter,
+  model: IChunkModel,
+  send: (piece: IChunkModel) => Promise<void>
+): Promise<void> {
+  const refused = refusedContentLength.get(contents);
+  const pieces =
+    refused !== undefined && model.content.length >= refused
+      ? contentPieces(model, Math.floor(refused / 2))
+      : [model.content];
+  for (const [index, content] of pieces.entries()) {
+    const piece: IChunkModel = {
+      format: model.format,
+      content,
+      ...chunkOfPiece(model.chunk, index, pieces.length)
+    };
+    try {
+      await send(piece);
+    } catch (error) {
+      if (
+        !hasResponseStatus(error, 413) ||
+        content.length <= SMALLEST_SAVE_PIECE
+      ) {
+        throw error;
+      }
+      refusedContentLength.set(
+        contents,
+        Math.min(refused ?? content.length, content.length)
+      );
+      await saveWithinBodyLimit(contents, piece, send);
+    }
+  }
+}
+
+/**
+ * A model's content in pieces of at most `size` characters (at least
+ * `SMALLEST_SAVE_PIECE / 2`): base64 cut at a multiple of four characters,
+ * so that each piece decodes to its own bytes; text between characters.
+ */
+function contentPieces(model: IChunkModel, size: number): string[] {
+  const length = Math.max(size, SMALLEST_SAVE_PIECE / 2);
+  if (model.format === 'text') {
+    return textChunks(model.content, length);
+  }
+  const step = Math.max(4, length - (length % 4));
+  const pieces: string[] = [];
+  for (let start = 0; start < model.content.length; start += step) {
+    pieces.push(model.content.slice(start, start + step));
+  }
+  return pieces;
+}
+
+/**
+ * The chunk number of piece `index` of `count` of a save whose own number
+ * is `chunk` (see `IChunkModel`).
+ */
+function chunkOfPiece(
+  chunk: number | undefined,
+  index: number,
+  count: number
+): { chunk?: number } {
+  if (count === 1) {
+    return chunk === undefined ? {} : { chunk };
+  }
+  const between = chunk !== undefined && chunk > 1 ? chunk : 2;
+  if (index === 0) {
+    return { chunk: chunk === undefined || chunk === 1 ? 1 : between };
+  }
+  if (index === count - 1) {
+    return { chunk: chunk === undefined || chunk === -1 ? -1 : between };
+  }
+  return { chunk: between };
 }
 
 /**

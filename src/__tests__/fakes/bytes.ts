@@ -65,3 +65,22 @@ export function notebookText(marker = 'x'): string {
 export async function blobBytes(blob: Blob): Promise<Uint8Array> {
   return new Uint8Array(await blob.arrayBuffer());
 }
+
+/**
+ * A body arriving in pieces of `pieceSize` bytes (the last shorter), as a
+ * fetch ReadableStream hands them out; `fail` throws after that many bytes.
+ */
+export async function* pieces(
+  bytes: Uint8Array,
+  pieceSize: number,
+  fail?: number
+): AsyncGenerator<Uint8Array> {
+  for (let start = 0; start < bytes.length; start += pieceSize) {
+    if (fail !== undefined && start >= fail) {
+      throw new TypeError('network error');
+    }
+    await Promise.resolve();
+    // A copy, as each read of a real stream gives a new buffer.
+    yield bytes.slice(start, start + pieceSize);
+  }
+}

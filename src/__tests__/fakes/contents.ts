@@ -51,6 +51,12 @@ export interface IFakeContentsOptions {
   renameRaceDelay?: number;
   /** Fail the save with this chunk number (0: a save without chunk). */
   failOnSaveChunk?: number;
+  /**
+   * Refuse a save whose request body (the model as JSON, as Lab's drive
+   * sends it) is longer than this many bytes with 413, before it does
+   * anything: a proxy in front of the server with a body size limit.
+   */
+  bodyLimit?: number;
   /** Fail every rename with a 500. */
   failOnRename?: boolean;
   /** Accept hidden names, like `ContentsManager.allow_hidden`. */
@@ -71,6 +77,10 @@ export interface IFakeContentsCall {
   chunk?: number;
   format?: Contents.FileFormat;
   type?: string;
+  /** A save's body length in bytes, where `bodyLimit` is set. */
+  bodyLength?: number;
+  /** Refused for `bodyLimit` (413). */
+  refused?: boolean;
 }
 
 interface IEntry {
@@ -161,14 +171,25 @@ export class FakeContentsManager {
     path: string,
     options: SaveOptions = {}
   ): Promise<Contents.IModel> {
-    this.calls.push({
+    const call: IFakeContentsCall = {
       method: 'save',
       path,
       chunk: options.chunk,
       format: options.format,
       type: options.type
-    });
+    };
+    this.calls.push(call);
     await this._wait();
+    const { bodyLimit } = this.options;
+    if (bodyLimit !== undefined) {
+      call.bodyLength = new TextEncoder().encode(
+        JSON.stringify(options)
+      ).length;
+      if (call.bodyLength > bodyLimit) {
+        call.refused = true;
+        throw responseError(413, '413 Request Entity Too Large');
+      }
+    }
     if ((this.options.failOnSaveChunk ?? null) === (options.chunk ?? 0)) {
       throw responseError(500, `Unexpected error while saving file: ${path}`);
     }
