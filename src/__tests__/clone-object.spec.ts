@@ -529,6 +529,36 @@ describe('cloneObject', () => {
       expect(contents.files()).toEqual([]);
     });
 
+    it('in JupyterLite, whose chunked save takes only base64, is saved as base64 chunks', async () => {
+      // Lite's browser storage decodes every chunk with `atob`, whatever its
+      // format: a text chunk of a notebook fails there (InvalidCharacterError).
+      contents = new FakeContentsManager({ base64Chunks: true });
+      const committer = new FakeCommitter(contents, { absent: true });
+      deps = { ...deps, contents, committer };
+      const huge = notebookText('é😀'.repeat(STREAM_ABOVE_BYTES / 6));
+      store.addObject('shared', 'huge.ipynb', huge);
+      options.maxObjectSizeMB = 40;
+      try {
+        // As in production: offered to the create path first, then saved
+        // in chunks from the Blob; once the create path is known missing,
+        // saved in chunks as it downloads.
+        const first = await clone({ s3_key: 'huge.ipynb' });
+        expect(committer.createUnavailable).toBe(true);
+        const second = await clone({ s3_key: 'huge.ipynb' });
+        for (const model of [first, second]) {
+          expect(contents.readText(model.path)).toBe(huge);
+        }
+        expect(contents.files()).toEqual(['huge-1.ipynb', 'huge.ipynb']);
+        const chunks = contents.calls.filter(
+          call => call.method === 'save' && call.chunk !== undefined
+        );
+        expect(chunks.length).toBeGreaterThanOrEqual(4);
+        expect(chunks.every(call => call.format === 'base64')).toBe(true);
+      } finally {
+        options.maxObjectSizeMB = 10;
+      }
+    });
+
     it('without the server check is read back and checked in the page', async () => {
       const committer = new FakeCommitter(contents, { noCheck: true });
       deps = { ...deps, committer };

@@ -303,8 +303,12 @@ async function saveStreamed(
       {
         stream: notebook ? withoutByteOrderMark(pieces) : pieces,
         total,
-        // A notebook must be UTF-8: saved as text, which is faster.
-        text: notebook
+        // A notebook must be UTF-8: saved as text, which is faster, where
+        // the server's create path answers (then the server is a Jupyter
+        // server whose contents manager keeps files on disk, and its chunked
+        // save takes text). Elsewhere as base64: JupyterLite's chunked save
+        // decodes every chunk as base64, whatever its format says.
+        text: notebook && canCreate(deps.committer)
       },
       verify,
       options,

@@ -9,6 +9,7 @@ import { expect, test } from './fixtures';
 import type { Page } from '@playwright/test';
 
 import {
+  callBookshelf,
   fixture,
   getObject,
   md5,
@@ -40,6 +41,28 @@ async function liteFile(page: Page, path: string): Promise<string | null> {
       return null;
     }
   }, path);
+}
+
+/** A file's bytes in the Lite site's storage, as base64. */
+async function liteBase64(page: Page, path: string): Promise<string> {
+  return page.evaluate(async path => {
+    const model = await (window as any).jupyterapp.serviceManager.contents.get(
+      path,
+      { content: true, type: 'file', format: 'base64' }
+    );
+    return (model.content as string).replace(/\s/g, '');
+  }, path);
+}
+
+/** The names in a folder of the Lite site's storage, sorted. */
+async function liteFolder(page: Page, folder: string): Promise<string[]> {
+  return page.evaluate(async folder => {
+    const model = await (window as any).jupyterapp.serviceManager.contents.get(
+      folder,
+      { content: true }
+    );
+    return (model.content as { name: string }[]).map(item => item.name).sort();
+  }, folder);
 }
 
 test.describe('JupyterLite', () => {
@@ -96,6 +119,98 @@ test.describe('JupyterLite', () => {
         .toBeTruthy();
       const published = await getObject('published', name);
       expect(md5(published!.body)).toBe(md5(text));
+    } finally {
+      await context.close();
+    }
+  });
+
+  test('a notebook above 8 MiB and a binary file are cloned into the browser byte for byte, and a name taken is never overwritten', async ({
+    browser
+  }) => {
+    const lite = fixture().lite_url;
+    const folder = `lite-large-${uid()}`;
+    // A notebook of 12 MiB whose middle is one long base64 string (an
+    // image output): saved while it downloads, in chunks.
+    const image = Buffer.alloc(9 * 1024 * 1024);
+    for (let i = 0, x = 5; i < image.length; i++) {
+      x = (x * 1103515245 + 12345) & 0x7fffffff;
+      image[i] = x >>> 16;
+    }
+    const text = notebookText([
+      { cell_type: 'markdown', metadata: {}, source: ['# Grüße 😀'] },
+      {
+        cell_type: 'code',
+        execution_count: 1,
+        metadata: {},
+        source: ['plot()'],
+        outputs: [
+          {
+            output_type: 'display_data',
+            metadata: {},
+            data: { 'image/png': image.toString('base64') }
+          }
+        ]
+      }
+    ]);
+    const binary = image.subarray(0, 10 * 1024 * 1024 - 7);
+    await putObject('examples', `${folder}/big.ipynb`, text);
+    await putObject('examples', `${folder}/data.bin`, binary);
+
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    try {
+      await page.goto(`${lite}/lab/index.html`);
+      await page.locator('#jp-main-dock-panel').waitFor({ timeout: 60000 });
+      const lab = page as any;
+      await page.evaluate(
+        folder =>
+          (window as any).jupyterapp.serviceManager.contents.save(folder, {
+            type: 'directory'
+          }),
+        folder
+      );
+      const clone = (s3_key: string) =>
+        callBookshelf<any>(lab, 'clone', {
+          s3_bucket: 'examples',
+          s3_key,
+          target_path: `${folder}/`
+        });
+      const first = await clone(`${folder}/big.ipynb`);
+      expect(first.path).toBe(`${folder}/big.ipynb`);
+      expect(await liteFile(page, first.path)).toBe(text);
+      // Cloned again, under the next free name; the first is unchanged.
+      const second = await clone(`${folder}/big.ipynb`);
+      expect(second.path).toBe(`${folder}/big-1.ipynb`);
+      expect(await liteFile(page, second.path)).toBe(text);
+      const data = await clone(`${folder}/data.bin`);
+      expect(
+        md5(Buffer.from(await liteBase64(page, data.path), 'base64'))
+      ).toBe(md5(binary));
+      // It publishes back as it is stored (read and checked in the page).
+      const published = await callBookshelf<any>(lab, 'publish', second.path, {
+        destination: `${folder}/big.ipynb`
+      });
+      expect(published.s3_path).toBe(`s3://published/${folder}/big.ipynb`);
+      const stored = await getObject('published', `${folder}/big.ipynb`);
+      expect(md5(stored!.body)).toBe(md5(text));
+      // And it opens as a notebook (Lite keeps it as the chunks' base64).
+      await page.evaluate(
+        path =>
+          (window as any).jupyterapp.commands.execute('docmanager:open', {
+            path
+          }),
+        second.path
+      );
+      const kernel = page.locator('.jp-Dialog', { hasText: 'Select Kernel' });
+      await kernel.getByRole('button', { name: 'No Kernel' }).click();
+      await expect(
+        page.locator('.jp-RenderedMarkdown h1', { hasText: 'Grüße 😀' })
+      ).toBeVisible();
+      expect(await liteFolder(page, folder)).toEqual([
+        'big-1.ipynb',
+        'big.ipynb',
+        'data.bin'
+      ]);
     } finally {
       await context.close();
     }

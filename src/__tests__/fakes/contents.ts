@@ -57,6 +57,13 @@ export interface IFakeContentsOptions {
    * anything: a proxy in front of the server with a body size limit.
    */
   bodyLimit?: number;
+  /**
+   * Decode every chunk of a chunked save as base64, whatever its format,
+   * with `atob` (which throws `InvalidCharacterError` on text), as
+   * JupyterLite's browser storage does; the last chunk's format says how
+   * the file is kept, which does not change its bytes.
+   */
+  base64Chunks?: boolean;
   /** Fail every rename with a 500. */
   failOnRename?: boolean;
   /** Accept hidden names, like `ContentsManager.allow_hidden`. */
@@ -223,7 +230,9 @@ export class FakeContentsManager {
           `File type "${options.type}" is not supported for large file transfer`
         );
       }
-      const chunk = decodeContent(options.content, options.format);
+      const chunk = this.options.base64Chunks
+        ? Uint8Array.from(atob(String(options.content)), c => c.charCodeAt(0))
+        : decodeContent(options.content, options.format);
       // Chunk 1 truncates; every other chunk appends (opening with 'ab').
       bytes =
         options.chunk === 1 || !existing
