@@ -559,6 +559,31 @@ describe('cloneObject', () => {
       }
     });
 
+    it("says a contents manager's own save error as a failed save, not as S3's, and leaves nothing", async () => {
+      // JupyterLite's storage, full.
+      contents = new FakeContentsManager({
+        beforeSave: () => {
+          throw new DOMException(
+            'The quota has been exceeded.',
+            'QuotaExceededError'
+          );
+        }
+      });
+      contents.addDirectory('work');
+      deps = { ...deps, contents, committer: undefined };
+      store.addObject('shared', 'big.ipynb', utf8(big));
+      for (const extra of [{}, stream]) {
+        const error = await rejection(
+          clone({ s3_key: 'big.ipynb', target_path: 'work/' }, extra)
+        );
+        expect(error.code).toBe('SaveFailed');
+        expect(error.message).toBe(
+          "The file could not be saved in the folder 'work' (QuotaExceededError: The quota has been exceeded.); nothing was written."
+        );
+        expect(contents.files()).toEqual([]);
+      }
+    });
+
     it('without the server check is read back and checked in the page', async () => {
       const committer = new FakeCommitter(contents, { noCheck: true });
       deps = { ...deps, committer };

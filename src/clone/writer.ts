@@ -123,7 +123,7 @@ export async function writeNewFile(
   const inFlight: IInFlight = { save: null };
   let renamed = false;
   try {
-    await upload(contents, temporaryPath, data, options, inFlight);
+    await upload(contents, folder, temporaryPath, data, options, inFlight);
     throwIfAborted(signal);
     if (options.checkSaved) {
       await options.checkSaved(temporaryPath);
@@ -253,6 +253,47 @@ export function asSaveFailed(
 }
 
 /**
+ * A contents manager's save error that is neither an HTTP answer nor a
+ * network failure (`asSaveFailed` says those) as a `SaveFailed` error: a
+ * contents manager in the page throws its own, as JupyterLite's does when
+ * the browser's storage is full (QuotaExceededError). Left as it was, it
+ * read as an S3 failure. Other errors are returned as they are.
+ */
+function ownSaveError(
+  error: unknown,
+  folder: string,
+  trans: TranslationBundle = nullTranslator.load(TRANSLATION_DOMAIN)
+): unknown {
+  if (
+    !(error instanceof Error) ||
+    error instanceof BookshelfError ||
+    asSaveFailed(error, folder, trans) !== error
+  ) {
+    return error;
+  }
+  const said = `${error.name}: ${error.message}`.slice(0, 300);
+  return new BookshelfError(
+    {
+      code: 'SaveFailed',
+      detail: {
+        message: folder
+          ? trans.__(
+              "The file could not be saved in the folder '%1' (%2); nothing was written.",
+              folder,
+              said
+            )
+          : trans.__(
+              'The file could not be saved in the root folder (%1); nothing was written.',
+              said
+            ),
+        folder
+      }
+    },
+    { cause: error }
+  );
+}
+
+/**
  * Whether an error is a contents API answer with this HTTP status (a
  * `ServerConnection.ResponseError`, or anything shaped like one).
  */
@@ -322,6 +363,7 @@ function isByteStream(data: IFileData | IByteStream): data is IByteStream {
 
 async function upload(
   contents: IContentsWriter,
+  folder: string,
   path: string,
   data: IFileData | IByteStream,
   options: IWriteOptions,
@@ -330,7 +372,9 @@ async function upload(
   const save = (model: IChunkModel) =>
     saveWithinBodyLimit(contents, model, piece =>
       saveUnlessAborted(
-        contents.save(path, { type: 'file', ...piece }),
+        contents.save(path, { type: 'file', ...piece }).catch(error => {
+          throw ownSaveError(error, folder, options.trans);
+        }),
         inFlight,
         options.signal
       )
@@ -502,14 +546,13 @@ async function saveThenVerify(
   verify: (() => void | Promise<void>) | undefined
 ): Promise<void> {
   if (verify) {
-    try {
-      await new Promise(resolve => setTimeout(resolve, 0));
-      await verify();
-    } catch (error) {
-      // The clean-up waits for the save (see `writeNewFile`).
-      sent.catch(() => undefined);
-      throw error;
-    }
+    // A save that fails while `verify` runs is thrown below, once it is
+    // over; until then it is not an unhandled rejection.
+    sent.catch(() => undefined);
+    // The clean-up waits for the save (see `writeNewFile`) when `verify`
+    // throws.
+    await new Promise(resolve => setTimeout(resolve, 0));
+    await verify();
   }
   await sent;
 }
