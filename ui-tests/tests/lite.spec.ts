@@ -215,4 +215,60 @@ test.describe('JupyterLite', () => {
       await context.close();
     }
   });
+
+  test('two tabs of the site clone one key at once: every clone gets a name of its own, none is lost', async ({
+    browser
+  }) => {
+    // Both tabs keep their files in the same browser storage, whose rename
+    // replaces what is there without a word: only the folder's lock, shared
+    // by the tabs, keeps one clone from landing on another.
+    const lite = fixture().lite_url;
+    const folder = `lite-race-${uid()}`;
+    const key = `${folder}/q3.ipynb`;
+    const text = notebookText([
+      { cell_type: 'markdown', metadata: {}, source: ['# Q3'] }
+    ]);
+    await putObject('examples', key, text, 'application/x-ipynb+json');
+    const context = await browser.newContext();
+    try {
+      const tabs = [await context.newPage(), await context.newPage()];
+      for (const tab of tabs) {
+        await tab.goto(`${lite}/lab/index.html`);
+        await tab.locator('#jp-main-dock-panel').waitFor({ timeout: 60000 });
+      }
+      await tabs[0].evaluate(
+        folder =>
+          (window as any).jupyterapp.serviceManager.contents.save(folder, {
+            type: 'directory'
+          }),
+        folder
+      );
+      const cloneThrice = (tab: Page) =>
+        Promise.all(
+          [0, 1, 2].map(() =>
+            callBookshelf<any>(tab as any, 'clone', {
+              s3_bucket: 'examples',
+              s3_key: key,
+              target_path: `${folder}/`
+            })
+          )
+        );
+      const models = (await Promise.all(tabs.map(cloneThrice))).flat();
+      const paths = models.map(model => model.path).sort();
+      expect(new Set(paths).size).toBe(6);
+      expect(await liteFolder(tabs[1], folder)).toEqual([
+        'q3-1.ipynb',
+        'q3-2.ipynb',
+        'q3-3.ipynb',
+        'q3-4.ipynb',
+        'q3-5.ipynb',
+        'q3.ipynb'
+      ]);
+      for (const path of paths) {
+        expect(await liteFile(tabs[0], path)).toBe(text);
+      }
+    } finally {
+      await context.close();
+    }
+  });
 });
