@@ -5,11 +5,8 @@
  * same byte for byte.
  */
 import { MemoryFolderLocks } from '../clone/locks';
-import {
-  PARTIAL_SUFFIX,
-  SMALLEST_SAVE_PIECE,
-  writeNewFile
-} from '../clone/writer';
+import { SMALLEST_SAVE_PIECE } from '../clone/contentsSave';
+import { PARTIAL_SUFFIX, writeNewFile } from '../clone/writer';
 import { BookshelfError } from '../errors/errors';
 import {
   bytesEqual,
@@ -162,7 +159,7 @@ describe('writeNewFile behind a proxy that limits request bodies', () => {
 
 describe('asSaveFailed for a 413', () => {
   it('names the proxy and what the administrator can raise', async () => {
-    const { asSaveFailed } = await import('../clone/writer');
+    const { asSaveFailed } = await import('../clone/contentsSave');
     const { responseError } = await import('./fakes/contents');
     const error = asSaveFailed(responseError(413, 'Too large'), 'work');
     expect(error).toBeInstanceOf(BookshelfError);

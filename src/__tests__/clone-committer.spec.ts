@@ -6,7 +6,7 @@ import {
   sendWithProgress,
   ServerCommitter
 } from '../clone/committer';
-import { hasResponseStatus } from '../clone/writer';
+import { hasResponseStatus } from '../clone/contentsSave';
 import { rejection } from './fakes/rejection';
 import { blobBytes } from './fakes/bytes';
 import { BookshelfError } from '../errors/errors';

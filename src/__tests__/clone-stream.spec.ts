@@ -1,10 +1,7 @@
 import { Md5, md5, toHex } from '../s3/md5';
 import { MemoryFolderLocks } from '../clone/locks';
-import {
-  characterBoundary,
-  PARTIAL_SUFFIX,
-  writeNewFile
-} from '../clone/writer';
+import { characterBoundary } from '../clone/contentsSave';
+import { PARTIAL_SUFFIX, writeNewFile } from '../clone/writer';
 import { bytesEqual, pieces, randomBytes } from './fakes/bytes';
 import { FakeCommitter, FakeContentsManager } from './fakes/contents';
 import { rejection } from './fakes/rejection';

@@ -10,11 +10,9 @@ import {
 import {
   hasResponseStatus,
   IContentsWriter,
-  PARTIAL_SUFFIX,
-  temporaryName,
-  textChunks,
-  writeNewFile
-} from '../clone/writer';
+  textChunks
+} from '../clone/contentsSave';
+import { PARTIAL_SUFFIX, temporaryName, writeNewFile } from '../clone/writer';
 import { BookshelfError } from '../errors/errors';
 import { bytesEqual, notebookText, randomBytes, utf8 } from './fakes/bytes';
 import {

@@ -17,7 +17,8 @@ import {
   validateCloneRequest
 } from '../clone/request';
 import { checkBucket, checkKey } from '../s3/names';
-import { asSaveFailed, writeNewFile } from '../clone/writer';
+import { asSaveFailed } from '../clone/contentsSave';
+import { writeNewFile } from '../clone/writer';
 import { BookshelfError } from '../errors/errors';
 import { describeError } from '../errors/describe';
 import {

@@ -37,12 +37,11 @@ import { blobPieces } from '../transfer/bytes';
 import { checkCloneRequest, checkFileName } from './request';
 import {
   asSaveFailed,
-  createNewFile,
   hasResponseStatus,
-  writeNewFile,
   type IByteStream,
   type IContentsWriter
-} from './writer';
+} from './contentsSave';
+import { createNewFile, writeNewFile } from './writer';
 
 export { ServerCommitter } from './committer';
 

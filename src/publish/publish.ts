@@ -8,7 +8,7 @@ import {
   type TranslationBundle
 } from '@jupyterlab/translation';
 import { checkNotebook } from '../clone/content';
-import { hasResponseStatus } from '../clone/writer';
+import { hasResponseStatus } from '../clone/contentsSave';
 import { TRANSLATION_DOMAIN } from '../package';
 import {
   BookshelfError,
