@@ -90,6 +90,44 @@ describe('classifyObject', () => {
     expect(bytesEqual(result.bytes, bytes)).toBe(true);
   });
 
+  it('refuses a version 3 notebook for JupyterLite, which nothing converts there, and says what to do', () => {
+    const v3 = utf8(
+      JSON.stringify({
+        nbformat: 3,
+        nbformat_minor: 0,
+        metadata: {},
+        worksheets: [{ metadata: {}, cells: [] }]
+      })
+    );
+    const v4 = utf8(notebookText());
+    const v5 = utf8(
+      JSON.stringify({
+        nbformat: 5,
+        nbformat_minor: 0,
+        metadata: {},
+        cells: []
+      })
+    );
+    const refusal = (bytes: Uint8Array) => {
+      try {
+        classifyObject('q3.ipynb', bytes, undefined, 'clone-lite').check?.();
+      } catch (error) {
+        expect((error as BookshelfError).code).toBe('NotANotebook');
+        return (error as BookshelfError).message;
+      }
+      return null;
+    };
+    expect(refusal(v3)).toBe(
+      "The object is not a Jupyter notebook: 'nbformat' is 3, and JupyterLite opens only version 4 notebooks (a Jupyter server converts version 3 when it opens one; JupyterLite would show it empty). Convert it with 'jupyter nbconvert --to notebook --nbformat 4', or clone it into JupyterLab or Jupyter Notebook with a Jupyter server."
+    );
+    expect(refusal(v5)).toBe(
+      "The object is not a Jupyter notebook: 'nbformat' is 5; only version 4 notebooks can be cloned into JupyterLite."
+    );
+    expect(refusal(v4)).toBeNull();
+    // Into a Jupyter server's file tree, version 3 is cloned as it is.
+    expect(() => classifyObject('q3.ipynb', v3).check?.()).not.toThrow();
+  });
+
   it('drops a byte order mark before a notebook, which Jupyter cannot read', () => {
     const text = notebookText();
     const bytes = utf8(`\ufeff${text}`);

@@ -559,6 +559,35 @@ describe('cloneObject', () => {
       }
     });
 
+    it('into JupyterLite, a version 3 notebook is refused, small or streamed, and nothing is written', async () => {
+      contents = new FakeContentsManager({ base64Chunks: true });
+      const committer = new FakeCommitter(contents, { absent: true });
+      deps = { ...deps, contents, committer };
+      const v3 = (filler: string) =>
+        JSON.stringify({
+          nbformat: 3,
+          nbformat_minor: 0,
+          metadata: { filler },
+          worksheets: [{ metadata: {}, cells: [] }]
+        });
+      store.addObject('shared', 'small.ipynb', v3(''));
+      store.addObject('shared', 'large.ipynb', v3('x'.repeat(200 * 1024)));
+      for (const [key, extra] of [
+        ['small.ipynb', {}],
+        ['large.ipynb', stream]
+      ] as const) {
+        const error = await rejection(
+          clone({ s3_key: key }, { ...extra, jupyterLite: true })
+        );
+        expect(error.code).toBe('NotANotebook');
+        expect(error.message).toContain('JupyterLite opens only version 4');
+        expect(contents.files()).toEqual([]);
+      }
+      // The same into a Jupyter server's tree: cloned as it is.
+      const model = await clone({ s3_key: 'small.ipynb' });
+      expect(contents.readText(model.path)).toBe(v3(''));
+    });
+
     it("says a contents manager's own save error as a failed save, not as S3's, and leaves nothing", async () => {
       // JupyterLite's storage, full.
       contents = new FakeContentsManager({

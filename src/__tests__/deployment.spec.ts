@@ -1,11 +1,21 @@
 import { cloneUrl } from '../publish/destination';
 import { checkSettings } from '../settings/checks';
+import { isJupyterLite } from '../service/backend';
 import {
   linkBase,
   readHub,
   resolveDeploymentSettings
 } from '../settings/deployment';
 import { DEFAULT_SETTINGS } from '../settings/parse';
+
+describe('isJupyterLite', () => {
+  it("is true for JupyterLite's page config only", () => {
+    expect(isJupyterLite('JupyterLite')).toBe(true);
+    for (const name of ['JupyterLab', 'Jupyter Notebook', '']) {
+      expect(isJupyterLite(name)).toBe(false);
+    }
+  });
+});
 
 describe('readHub', () => {
   it('is null outside a JupyterHub', () => {

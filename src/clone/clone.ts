@@ -26,7 +26,8 @@ import {
   classifyObject,
   sizeLimitBytes,
   type IClassifiedObject,
-  type IFileData
+  type IFileData,
+  type NotebookPurpose
 } from './content';
 import type { ICommitter } from './committer';
 import type { IFolderLocks } from './locks';
@@ -92,6 +93,13 @@ export interface ICloneObjectOptions {
   streamAbove?: number;
   /** Translates the error messages; default: English. */
   trans?: TranslationBundle;
+  /**
+   * The file tree is JupyterLite's: no Jupyter server reads its notebooks,
+   * so a version 3 notebook, which a server converts when it opens it, is
+   * refused (JupyterLab would show it empty, and its next save would write
+   * an empty notebook over the clone).
+   */
+  jupyterLite?: boolean;
   /**
    * Create the target folder and its missing parents (a link's
    * target_path may name a folder that does not exist yet, as a teacher's
@@ -259,7 +267,7 @@ async function saveObject(
   const bytes = await objectBytes(object);
   let data: IClassifiedObject;
   try {
-    data = classifyObject(target.name, bytes, trans);
+    data = classifyObject(target.name, bytes, trans, clonePurpose(options));
   } catch (error) {
     // Damaged bytes may not decode: that is not the object's fault.
     object.verify?.(bytes);
@@ -313,7 +321,13 @@ async function saveStreamed(
       options,
       trans,
       notebook
-        ? temporaryPath => checkSavedNotebook(deps, temporaryPath, trans)
+        ? temporaryPath =>
+            checkSavedNotebook(
+              deps,
+              temporaryPath,
+              trans,
+              clonePurpose(options)
+            )
         : undefined
     );
   } catch (error) {
@@ -378,6 +392,13 @@ function canCreate(committer: ICommitter | undefined): boolean {
   return !!committer?.create && !committer.createUnavailable;
 }
 
+/**
+ * What a cloned notebook is checked for (see `NotebookPurpose`).
+ */
+function clonePurpose(options: ICloneObjectOptions): 'clone' | 'clone-lite' {
+  return options.jupyterLite ? 'clone-lite' : 'clone';
+}
+
 function isNotebookName(name: string): boolean {
   return name.endsWith('.ipynb');
 }
@@ -421,7 +442,8 @@ export async function* withoutByteOrderMark(
 async function checkSavedNotebook(
   deps: ICloneDependencies,
   temporaryPath: string,
-  trans: TranslationBundle
+  trans: TranslationBundle,
+  purpose: NotebookPurpose
 ): Promise<void> {
   if (await deps.committer?.checkNotebook?.(temporaryPath)) {
     return;
@@ -431,7 +453,7 @@ async function checkSavedNotebook(
     format: 'base64',
     content: true
   });
-  checkNotebook(base64ToBytes(String(model.content ?? '')), trans);
+  checkNotebook(base64ToBytes(String(model.content ?? '')), trans, purpose);
 }
 
 function base64ToBytes(base64: string): Uint8Array {

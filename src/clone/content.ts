@@ -71,6 +71,15 @@ export function checkSize(size: number, maxObjectSizeMB: number): void {
 }
 
 /**
+ * What a notebook is checked for: a clone into a Jupyter server's file
+ * tree (versions 3 and 4: the server converts 3 when it opens it), a clone
+ * into JupyterLite's (4 only: nothing converts 3 there, and JupyterLab
+ * shows it as an empty notebook, which its next save writes over the
+ * clone), or a publish (4 only: what others will clone).
+ */
+export type NotebookPurpose = 'clone' | 'clone-lite' | 'publish';
+
+/**
  * Decide how an object is saved under `name`. A name ending in `.ipynb`
  * must be UTF-8 text (else `NotANotebook`) and hold an nbformat 3 or 4
  * notebook,
@@ -81,7 +90,8 @@ export function checkSize(size: number, maxObjectSizeMB: number): void {
 export function classifyObject(
   name: string,
   bytes: Uint8Array,
-  trans: TranslationBundle = nullTranslator.load(TRANSLATION_DOMAIN)
+  trans: TranslationBundle = nullTranslator.load(TRANSLATION_DOMAIN),
+  purpose: 'clone' | 'clone-lite' = 'clone'
 ): IClassifiedObject {
   if (name.endsWith('.ipynb')) {
     const start = hasByteOrderMark(bytes) ? 3 : 0;
@@ -92,7 +102,7 @@ export function classifyObject(
       format: 'text',
       bytes: notebookBytes,
       text,
-      check: () => checkNotebookText(text, trans)
+      check: () => checkNotebookText(text, trans, purpose)
     };
   }
   const text = utf8Text(bytes);
@@ -116,9 +126,45 @@ export function classifyObject(
 export function checkNotebook(
   bytes: Uint8Array,
   trans: TranslationBundle = nullTranslator.load(TRANSLATION_DOMAIN),
-  purpose: 'clone' | 'publish' = 'clone'
+  purpose: NotebookPurpose = 'clone'
 ): void {
   checkNotebookText(decodeNotebook(bytes, trans), trans, purpose);
+}
+
+/**
+ * Why a notebook of version `nbformat` (`found`: as JSON) cannot serve
+ * `purpose`.
+ */
+function unreadableVersion(
+  purpose: NotebookPurpose,
+  nbformat: unknown,
+  found: string,
+  trans: TranslationBundle
+): string {
+  if (purpose === 'clone') {
+    return trans.__(
+      "'nbformat' is %1; only version 3 and 4 notebooks can be cloned.",
+      found
+    );
+  }
+  if (purpose === 'clone-lite') {
+    return nbformat === 3
+      ? trans.__(
+          "'nbformat' is 3, and JupyterLite opens only version 4 notebooks (a Jupyter server converts version 3 when it opens one; JupyterLite would show it empty). Convert it with 'jupyter nbconvert --to notebook --nbformat 4', or clone it into JupyterLab or Jupyter Notebook with a Jupyter server."
+        )
+      : trans.__(
+          "'nbformat' is %1; only version 4 notebooks can be cloned into JupyterLite.",
+          found
+        );
+  }
+  return nbformat === 3
+    ? trans.__(
+        "'nbformat' is 3; open the notebook in Jupyter and save it, which converts it to version 4, then publish it."
+      )
+    : trans.__(
+        "'nbformat' is %1; only version 4 notebooks can be published.",
+        found
+      );
 }
 
 /**
@@ -138,7 +184,7 @@ function decodeNotebook(bytes: Uint8Array, trans: TranslationBundle): string {
 export function checkNotebookText(
   text: string,
   trans: TranslationBundle = nullTranslator.load(TRANSLATION_DOMAIN),
-  purpose: 'clone' | 'publish' = 'clone'
+  purpose: NotebookPurpose = 'clone'
 ): void {
   const depth = jsonDepth(text, MAX_NOTEBOOK_DEPTH);
   if (depth > MAX_NOTEBOOK_DEPTH) {
@@ -180,19 +226,7 @@ export function checkNotebookText(
   if (!readable.includes(notebook.nbformat as number)) {
     const found = String(JSON.stringify(notebook.nbformat)?.slice(0, 20));
     throw notANotebook(
-      purpose === 'clone'
-        ? trans.__(
-            "'nbformat' is %1; only version 3 and 4 notebooks can be cloned.",
-            found
-          )
-        : notebook.nbformat === 3
-          ? trans.__(
-              "'nbformat' is 3; open the notebook in Jupyter and save it, which converts it to version 4, then publish it."
-            )
-          : trans.__(
-              "'nbformat' is %1; only version 4 notebooks can be published.",
-              found
-            ),
+      unreadableVersion(purpose, notebook.nbformat, found, trans),
       trans
     );
   }

@@ -2,7 +2,7 @@
  * The Bookshelf service's working part, loaded on first use (see
  * `./service.ts`): the model with its S3 credentials.
  */
-import { URLExt } from '@jupyterlab/coreutils';
+import { PageConfig, URLExt } from '@jupyterlab/coreutils';
 import { Contents, ServerConnection } from '@jupyterlab/services';
 import type { TranslationBundle } from '@jupyterlab/translation';
 
@@ -22,6 +22,12 @@ export interface IBackendOptions {
   trans: TranslationBundle;
   /** The JupyterHub this server belongs to, or null. */
   hub?: IHub | null;
+  /**
+   * The page is a JupyterLite site (see `IBookshelfModelOptions`); default:
+   * as the page config's `appName` says. Read here, on first use, rather
+   * than at start-up.
+   */
+  jupyterLite?: boolean;
 }
 
 /**
@@ -43,7 +49,22 @@ export function createModel(options: IBackendOptions): BookshelfModel {
         serverSettings
       )
   });
-  return new BookshelfModel({ ...options, credentials });
+  return new BookshelfModel({
+    ...options,
+    credentials,
+    jupyterLite:
+      options.jupyterLite ?? isJupyterLite(PageConfig.getOption('appName'))
+  });
+}
+
+/**
+ * Whether the page is a JupyterLite site, as its page config's `appName`
+ * says: no Jupyter server behind it, its file tree lives in the browser.
+ * Here rather than beside the hub's page config in
+ * `../settings/deployment.ts`: only the clone needs it, not the start-up.
+ */
+export function isJupyterLite(appName: string): boolean {
+  return appName === 'JupyterLite';
 }
 
 /**

@@ -63,6 +63,11 @@ export interface IBookshelfModelOptions {
   origin?: string;
   /** The JupyterHub this server belongs to, or null: the links' form. */
   hub?: IHub | null;
+  /**
+   * The page is a JupyterLite site: its file tree is the browser's, and no
+   * Jupyter server converts the version 3 notebooks cloned into it.
+   */
+  jupyterLite?: boolean;
 }
 
 /**
@@ -184,6 +189,7 @@ export class BookshelfModel implements IBookshelfBackend {
       return await cloneObject(deps, request, {
         defaultFolder: options.defaultFolder ?? '',
         createFolders: options.createFolders,
+        jupyterLite: this._options.jupyterLite,
         maxObjectSizeMB: this._settings.maxObjectSizeMB,
         signal: options.signal,
         onProgress: options.onProgress,

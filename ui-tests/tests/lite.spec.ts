@@ -271,4 +271,50 @@ test.describe('JupyterLite', () => {
       await context.close();
     }
   });
+
+  test('a version 3 notebook is refused with what to do, and nothing is stored (JupyterLab would show it empty here)', async ({
+    browser
+  }) => {
+    const lite = fixture().lite_url;
+    const name = `old-${uid()}.ipynb`;
+    const v3 = JSON.stringify({
+      metadata: { name: 'old' },
+      nbformat: 3,
+      nbformat_minor: 0,
+      worksheets: [
+        {
+          metadata: {},
+          cells: [{ cell_type: 'markdown', metadata: {}, source: '# Old' }]
+        }
+      ]
+    });
+    await putObject('examples', `lite/${name}`, v3, 'application/x-ipynb+json');
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    try {
+      await page.goto(`${lite}/lab/index.html`);
+      await page.locator('#jp-main-dock-panel').waitFor({ timeout: 60000 });
+      let error: { code: string; message: string } | null = null;
+      try {
+        await callBookshelf(page as any, 'clone', {
+          s3_bucket: 'examples',
+          s3_key: `lite/${name}`
+        });
+      } catch (thrown) {
+        const text = (thrown as Error).message;
+        error = JSON.parse(
+          text.slice(text.indexOf('{'), text.lastIndexOf('}') + 1)
+        );
+      }
+      expect(error?.code).toBe('NotANotebook');
+      expect(error?.message).toContain('JupyterLite opens only version 4');
+      expect(error?.message).toContain('jupyter nbconvert');
+      expect(await liteFile(page, name)).toBeNull();
+      expect(
+        (await liteFolder(page, '')).filter(item => item.includes('old-'))
+      ).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  });
 });
