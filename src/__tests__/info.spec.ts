@@ -58,6 +58,8 @@ interface ISetup {
   ignoreConditions?: boolean;
   prompt?: () => Promise<ICredentials | null>;
   credentialsFetch?: (url: string) => Promise<Response>;
+  /** The page is a JupyterLite site. */
+  jupyterLite?: boolean;
 }
 
 function setUp(setup: ISetup = {}) {
@@ -95,6 +97,7 @@ function setUp(setup: ISetup = {}) {
     credentials,
     version: '0.1.0',
     origin: ORIGIN,
+    jupyterLite: setup.jupyterLite,
     createObjectStore: async config => {
       // The store asks for credentials on each call, as the SDK's does.
       await config.credentials();
@@ -270,6 +273,21 @@ describe('IBookshelf.info', () => {
       // The page's own settings are still checked.
       expect(result.settings.state).toBe('pass');
       expect(result.shim.fix).toContain('jupyter server extension enable');
+    });
+
+    it('is not asked for in JupyterLite, which has no server, and the settings keys are said to be public there', async () => {
+      const result = await checks({ shim: 'missing', jupyterLite: true });
+      expect(result.shim.state).toBe('skip');
+      expect(result.shim.message).toContain('JupyterLite site');
+      expect(result.shim.fix).toBe('');
+      expect(result.settings.state).toBe('pass');
+      expect(result.credentials.message).toContain(
+        "in the site's files, which anyone who can open the site can read"
+      );
+      const onServer = await checks({ shim: 'missing' });
+      expect(onServer.credentials.message).toContain(
+        'stored in plain text on the Jupyter server'
+      );
     });
 
     it('fails when its version differs from the page', async () => {

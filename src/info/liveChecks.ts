@@ -108,6 +108,8 @@ export class LiveChecks {
       origin: string;
       fetch?: typeof fetch;
       askCredentials: boolean;
+      /** The page is a JupyterLite site: there is no Jupyter server. */
+      jupyterLite?: boolean;
     }
   ) {}
 
@@ -155,6 +157,17 @@ export class LiveChecks {
   ): Promise<IInfoCheck> {
     const trans = this._trans;
     const label = trans.__('Server extension');
+    if (this._options.jupyterLite) {
+      // Nothing to install: a Lite site has no server.
+      return this._check(
+        'shim',
+        label,
+        'skip',
+        trans.__(
+          'This is a JupyterLite site: there is no Jupyter server, and Bookshelf works without its server extension. New files get their names in the browser, under a lock that the tabs of this site share, and notebooks are checked in the page.'
+        )
+      );
+    }
     let shim: IBookshelfInfo;
     try {
       shim = await shimInfo;
@@ -290,9 +303,13 @@ export class LiveChecks {
           'credentials',
           label,
           'pass',
-          trans.__(
-            'The access key id and secret access key of the settings are used. They are stored in plain text on the Jupyter server: use this mode for local use and demos only.'
-          )
+          this._options.jupyterLite
+            ? trans.__(
+                "The access key id and secret access key of the settings are used. In a JupyterLite site they are in the site's files, which anyone who can open the site can read: use keys that may only read public data, or the session or endpoint mode."
+              )
+            : trans.__(
+                'The access key id and secret access key of the settings are used. They are stored in plain text on the Jupyter server: use this mode for local use and demos only.'
+              )
         );
       case 'session':
         return this._check(

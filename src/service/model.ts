@@ -360,7 +360,8 @@ export class BookshelfModel implements IBookshelfBackend {
     const checks = new LiveChecks(this, settings, this._trans, {
       origin: this._origin,
       fetch: this._options.fetch,
-      askCredentials: options.askCredentials === true
+      askCredentials: options.askCredentials === true,
+      jupyterLite: this._options.jupyterLite
     });
     return { ...info, checks: await checks.run() };
   }

@@ -21,6 +21,9 @@ import {
   confirmClone,
   confirmPublish,
   followCloneLink,
+  infoCheck,
+  infoStates,
+  openInfoPanel,
   publishDialog,
   startCommand
 } from './pages';
@@ -313,6 +316,33 @@ test.describe('JupyterLite', () => {
       expect(
         (await liteFolder(page, '')).filter(item => item.includes('old-'))
       ).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  });
+
+  test('the info panel does not ask for a server extension, and says the keys of the settings are public here', async ({
+    browser
+  }) => {
+    const lite = fixture().lite_url;
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    try {
+      await page.goto(`${lite}/lab/index.html`);
+      await page.locator('#jp-main-dock-panel').waitFor({ timeout: 60000 });
+      const panel = await openInfoPanel(page);
+      const shim = infoCheck(panel, 'shim');
+      await expect(shim).toHaveAttribute('data-state', 'skip');
+      await expect(shim).toContainText('This is a JupyterLite site');
+      await expect(shim).not.toContainText('pip');
+      await expect(infoCheck(panel, 'credentials')).toContainText(
+        'anyone who can open the site can read'
+      );
+      // The S3 checks run as in Lab.
+      expect(await infoStates(panel)).toMatchObject({
+        service: 'pass',
+        cors: 'pass'
+      });
     } finally {
       await context.close();
     }
