@@ -116,9 +116,10 @@ export interface IPublishResult {
   clone_url: string;
   /**
    * The form of `clone_url`: `hub`, a JupyterHub link that opens in the
-   * server of whoever follows it; `server`, a link into this server.
+   * server of whoever follows it; `server`, a link into this server;
+   * `lite`, a link into this JupyterLite site.
    */
-  link_form?: 'hub' | 'server';
+  link_form?: 'hub' | 'server' | 'lite';
 }
 
 /**

@@ -39,6 +39,17 @@ describe('cloneUrl', () => {
   const request = { s3_bucket: 'published', s3_key: 'notebooks/q3.ipynb' };
   const query = 's3_bucket=published&s3_key=notebooks%2Fq3.ipynb';
 
+  it("is the site's JupyterLab with the clone parameter for a JupyterLite site, which has no landing page", () => {
+    expect(
+      cloneUrl('https://example.github.io', '/lite/', request, 'lite')
+    ).toBe(
+      `https://example.github.io/lite/lab/index.html?bookshelf-clone&${query}`
+    );
+    expect(cloneUrl('http://127.0.0.1:8000', '/', request, 'lite')).toBe(
+      `http://127.0.0.1:8000/lab/index.html?bookshelf-clone&${query}`
+    );
+  });
+
   it.each([
     [
       'https://hub.example.org',

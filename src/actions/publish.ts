@@ -154,9 +154,14 @@ function notifyPublished(
       : {
           label:
             copied === 'link' ? trans.__('Link Copied') : trans.__('Copy Link'),
-          caption: trans.__(
-            'Copy a link to this Jupyter server that opens the clone dialog for this notebook'
-          ),
+          caption:
+            result.link_form === 'lite'
+              ? trans.__(
+                  'Copy a link to this JupyterLite site that opens the clone dialog for this notebook'
+                )
+              : trans.__(
+                  'Copy a link to this Jupyter server that opens the clone dialog for this notebook'
+                ),
           callback: copyLink
         },
     {

@@ -14,6 +14,7 @@ import link from '../rules/link.json';
 import publish from '../rules/publish.json';
 import { ruleMessage } from '../rules/translate';
 import { checkBucket, checkKey, keyBaseName } from '../s3/names';
+import type { LinkForm } from '../settings/deployment';
 import type { ICloneRequest } from '../tokens';
 
 /**
@@ -104,7 +105,11 @@ export function s3Path(bucket: string, key: string): string {
 
 /**
  * The absolute link that opens the clone dialog for an object:
- * `<origin><baseUrl>bookshelf/clone?<query>`.
+ * `<origin><baseUrl>bookshelf/clone?<query>`, the server's landing page;
+ * for a JupyterLite site (`form` 'lite'), which has no server,
+ * `<origin><baseUrl>lab/index.html?bookshelf-clone&<query>`, the in-app
+ * link of its JupyterLab (named in full: a static host may not serve a
+ * folder's index).
  *
  * `serverOrigin` is the Jupyter server's origin (`https://hub.example.org`,
  * a trailing `/` is dropped); `baseUrl` its base URL as the page config
@@ -114,7 +119,8 @@ export function s3Path(bucket: string, key: string): string {
 export function cloneUrl(
   serverOrigin: string,
   baseUrl: string,
-  request: Pick<ICloneRequest, 's3_bucket' | 's3_key' | 's3_version_id'>
+  request: Pick<ICloneRequest, 's3_bucket' | 's3_key' | 's3_version_id'>,
+  form: LinkForm = 'server'
 ): string {
   const origin = serverOrigin.replace(/\/+$/, '');
   const trimmedBase = baseUrl.replace(/^\/+|\/+$/g, '');
@@ -124,5 +130,7 @@ export function cloneUrl(
     s3_key: request.s3_key,
     s3_version_id: request.s3_version_id
   });
-  return `${origin}${base}${link.landingPath}?${query}`;
+  return form === 'lite'
+    ? `${origin}${base}lab/index.html?${link.deepLinkParameter}&${query}`
+    : `${origin}${base}${link.landingPath}?${query}`;
 }

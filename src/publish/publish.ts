@@ -8,6 +8,7 @@ import {
   type TranslationBundle
 } from '@jupyterlab/translation';
 import { checkNotebook } from '../clone/content';
+import type { LinkForm } from '../settings/deployment';
 import { hasResponseStatus } from '../clone/contentsSave';
 import { TRANSLATION_DOMAIN } from '../package';
 import {
@@ -155,6 +156,8 @@ export interface IPublishNotebookOptions extends IPublishOptions {
   serverOrigin: string;
   /** The server's base URL, e.g. `/` or `/user/ana/`. */
   baseUrl: string;
+  /** The clone link's form (see `cloneUrl`); default: 'server'. */
+  linkForm?: LinkForm;
   /** Translates the error messages; default: English. */
   trans?: TranslationBundle;
 }
@@ -324,11 +327,12 @@ export async function publishNotebook(
 
   const published: IPublishResult = {
     s3_path: where,
-    clone_url: cloneUrl(options.serverOrigin, options.baseUrl, {
-      s3_bucket: bucket,
-      s3_key: key,
-      s3_version_id: result.versionId
-    })
+    clone_url: cloneUrl(
+      options.serverOrigin,
+      options.baseUrl,
+      { s3_bucket: bucket, s3_key: key, s3_version_id: result.versionId },
+      options.linkForm
+    )
   };
   if (result.versionId) {
     published.version_id = result.versionId;

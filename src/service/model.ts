@@ -28,7 +28,7 @@ import {
 import { loadObjectStore } from '../s3/loader';
 import type { IObjectStore } from '../s3/types';
 import { checkSettings, DEFAULT_SETTINGS, features } from '../settings/checks';
-import { IHub, linkBase } from '../settings/deployment';
+import { IHub, ILinkBase, linkBase } from '../settings/deployment';
 import type { IBookshelfBackend } from './service';
 import type {
   IBookshelfInfo,
@@ -304,11 +304,13 @@ export class BookshelfModel implements IBookshelfBackend {
       this._options.serverSettings.baseUrl,
       window.location.href
     );
-    const links = linkBase(
-      this._options.hub ?? null,
-      serverUrl.origin,
-      serverUrl.pathname
-    );
+    const links: ILinkBase = this._options.jupyterLite
+      ? { origin: serverUrl.origin, baseUrl: serverUrl.pathname, form: 'lite' }
+      : linkBase(
+          this._options.hub ?? null,
+          serverUrl.origin,
+          serverUrl.pathname
+        );
     try {
       const s3 = await store;
       const result = await publishNotebook(
@@ -337,6 +339,7 @@ export class BookshelfModel implements IBookshelfBackend {
           settings,
           serverOrigin: links.origin,
           baseUrl: links.baseUrl,
+          linkForm: links.form,
           trans: this._trans
         }
       );

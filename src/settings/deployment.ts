@@ -38,10 +38,12 @@ export function readHub(urls: {
 }
 
 /**
- * The two forms of a link Bookshelf makes: into this server, or through the
- * hub to the server of whoever opens it.
+ * The forms of a link Bookshelf makes: into this server, through the hub
+ * to the server of whoever opens it, or into a JupyterLite site (which has
+ * no server to answer the landing page: the link opens the site's
+ * JupyterLab with the clone dialog, in the browser of whoever opens it).
  */
-export type LinkForm = 'server' | 'hub';
+export type LinkForm = 'server' | 'hub' | 'lite';
 
 /**
  * Where links point: an origin and a base URL below which `bookshelf/clone`

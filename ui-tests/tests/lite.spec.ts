@@ -196,6 +196,26 @@ test.describe('JupyterLite', () => {
       expect(published.s3_path).toBe(`s3://published/${folder}/big.ipynb`);
       const stored = await getObject('published', `${folder}/big.ipynb`);
       expect(md5(stored!.body)).toBe(md5(text));
+      // Its link opens this site's JupyterLab with the clone dialog (a Lite
+      // site has no server to answer a landing page).
+      expect(published.link_form).toBe('lite');
+      expect(published.clone_url).toMatch(
+        new RegExp(
+          `^${lite}/lab/index\\.html\\?bookshelf-clone&s3_bucket=published&`
+        )
+      );
+      const follower = await context.newPage();
+      await follower.goto(`${lite}/lab/index.html`);
+      await follower.locator('#jp-main-dock-panel').waitFor({ timeout: 60000 });
+      const dialog = await followCloneLink(
+        follower,
+        published.clone_url,
+        /\/lab\//
+      );
+      await expect(dialog.locator('input[name="name"]')).toHaveValue(
+        'big.ipynb'
+      );
+      await follower.close();
       // And it opens as a notebook (Lite keeps it as the chunks' base64).
       await page.evaluate(
         path =>
