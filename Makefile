@@ -41,6 +41,8 @@ BUILT := jupyterlab_bookshelf/labextension/package.json
 # the full browser (median of 10), and the UI tests load Lab about 200 times.
 CHROMIUM := /usr/bin/chromium
 HEADLESS_SHELL := /usr/bin/chromium-headless-shell
+# nginx, for the UI tests of clones behind a proxy with a body size limit.
+NGINX := /usr/sbin/nginx
 FRONTEND_SOURCES := $(shell find src style schema -type f 2>/dev/null) package.json tsconfig.json webpack.config.js
 
 .PHONY: help setup demo demo-hub test bench bench-large screenshots lint clean
@@ -88,9 +90,12 @@ $(STAMP_UI): ui-tests/package.json ui-tests/yarn.lock | $(STAMP_PY)
 	cd ui-tests && $(JLPM) install --immutable
 	touch $@
 
-$(CHROMIUM) $(HEADLESS_SHELL):
+$(CHROMIUM) $(HEADLESS_SHELL) $(NGINX):
 	@if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi; \
 	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $(notdir $@) > /dev/null
+
+# One apt-get at a time: dpkg takes a lock.
+$(NGINX): | $(HEADLESS_SHELL)
 
 demo: setup
 	$(PYTHON) scripts/serve.py --mode demo --s3-port $(BOOKSHELF_S3_PORT) --lab-port $(BOOKSHELF_LAB_PORT)
@@ -105,7 +110,7 @@ lint: $(STAMP_JS)
 # The set-up steps side by side where they can be (the two npm installs, the
 # build and chromium need only the virtualenv), each step's output in one piece.
 test:
-	$(MAKE) -j3 --output-sync=target setup $(STAMP_UI) $(HEADLESS_SHELL)
+	$(MAKE) -j3 --output-sync=target setup $(STAMP_UI) $(HEADLESS_SHELL) $(NGINX)
 	$(PYTHON) scripts/run_tests.py
 
 bench: setup $(STAMP_UI) $(CHROMIUM)

@@ -98,6 +98,13 @@ def main() -> int:
         help="test mode: also build a JupyterLite site with the extension and serve it on "
         "this port, using the same S3 server",
     )
+    parser.add_argument(
+        "--nginx-port",
+        type=int,
+        default=int(os.environ.get("BOOKSHELF_TEST_NGINX_PORT", "0")) or None,
+        help="test mode: the port of the nginx that UI tests start in front of JupyterLab "
+        "(ui-tests/tests/nginx.ts); its origin is allowed by the buckets' CORS rules",
+    )
     parser.add_argument("--run-dir", default=None, help="state folder (default .run/<mode>)")
     args = parser.parse_args()
 
@@ -118,6 +125,8 @@ def main() -> int:
         ports.append(args.hub_port)
     if test and args.lite_port:
         ports.append(args.lite_port)
+    if test and args.nginx_port:
+        ports.append(args.nginx_port)
     origins = [f"http://{host}:{port}" for port in ports for host in ("127.0.0.1", "localhost")]
     allowed = ["examples", "published"]
     if test:
@@ -187,6 +196,7 @@ def main() -> int:
                 "version_ids": fixture.version_ids,
                 "root_dir": str(root_dir),
                 "lab_port": args.lab_port,
+                "nginx_port": args.nginx_port if test else None,
                 "notebook_port": args.notebook_port if test else None,
                 "hub": hub.info() if hub else None,
                 "lite_url": lite.url if lite else None,
