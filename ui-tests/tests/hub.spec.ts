@@ -96,6 +96,16 @@ async function publish(page: Page, name: string, user: string) {
     hasText: name
   });
   await expect(notification).toBeVisible({ timeout: 60000 });
+  // Its buttons are clicked next: once the toast has stopped moving in (a
+  // click during its entrance animation was once taken by the toast, not
+  // the button).
+  await notification.evaluate(element =>
+    Promise.all(
+      element
+        .getAnimations({ subtree: true })
+        .map(animation => animation.finished)
+    )
+  );
   return notification;
 }
 
