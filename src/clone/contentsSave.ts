@@ -508,7 +508,7 @@ export function asSaveFailed(
       status
     );
   }
-  if (error instanceof Error && /network|fetch/i.test(error.message)) {
+  if (isNetworkFailure(error)) {
     return failed(
       folder
         ? trans.__(
@@ -521,6 +521,14 @@ export function asSaveFailed(
     );
   }
   return error;
+}
+
+/**
+ * Whether a save failed for want of an answer (the browser's fetch
+ * failure, as `ServerConnection.NetworkError` carries it).
+ */
+function isNetworkFailure(error: unknown): boolean {
+  return error instanceof Error && /network|fetch/i.test(error.message);
 }
 
 /**
@@ -538,7 +546,8 @@ function ownSaveError(
   if (
     !(error instanceof Error) ||
     error instanceof BookshelfError ||
-    asSaveFailed(error, folder, trans) !== error
+    responseStatus(error) !== undefined ||
+    isNetworkFailure(error)
   ) {
     return error;
   }

@@ -304,6 +304,8 @@ export class BookshelfModel implements IBookshelfBackend {
       this._options.serverSettings.baseUrl,
       window.location.href
     );
+    // The Lite form here rather than in `linkBase`, whose module Lab loads
+    // at start-up (for the hub's page config).
     const links: ILinkBase = this._options.jupyterLite
       ? { origin: serverUrl.origin, baseUrl: serverUrl.pathname, form: 'lite' }
       : linkBase(

@@ -13,7 +13,8 @@ import {
   namesOnDisk,
   putObject,
   withoutCreatePath,
-  readFile
+  readFile,
+  pseudoRandomBytes
 } from './helpers';
 import { expect, test } from './fixtures';
 import { startNginx } from './nginx';
@@ -22,7 +23,8 @@ import {
   confirmClone,
   followCloneLink,
   startCommand,
-  toast
+  toast,
+  openApp
 } from './pages';
 
 async function cloneError(
@@ -545,11 +547,7 @@ test.describe('clone through the API', () => {
   }) => {
     // 101 MiB of varied bytes (saved in chunks while it downloaded, until
     // the create path took objects of every size).
-    const bytes = Buffer.alloc(101 * 1024 * 1024);
-    for (let i = 0, x = 7; i < bytes.length; i++) {
-      x = (x * 1103515245 + 12345) & 0x7fffffff;
-      bytes[i] = x >>> 16;
-    }
+    const bytes = pseudoRandomBytes(101 * 1024 * 1024, 7);
     const key = `whole/${Date.now()}/data.bin`;
     await putObject('examples', key, bytes);
     const { model, writes } = await cloneWithWrites(lab, {
@@ -713,11 +711,7 @@ test.describe('clone through the API', () => {
       }
       return route.continue();
     });
-    const big = Buffer.alloc(20 * 1024 * 1024);
-    for (let i = 0, x = 11; i < big.length; i++) {
-      x = (x * 1103515245 + 12345) & 0x7fffffff;
-      big[i] = x >>> 16;
-    }
+    const big = pseudoRandomBytes(20 * 1024 * 1024, 11);
     const small = big.subarray(0, 1024 * 1024);
     const key = `proxied/${Date.now()}/big.bin`;
     await putObject('examples', key, big);
@@ -751,11 +745,7 @@ test.describe('clone through the API', () => {
     browser,
     tmpPath
   }) => {
-    const binary = Buffer.alloc(20 * 1024 * 1024);
-    for (let i = 0, x = 23; i < binary.length; i++) {
-      x = (x * 1103515245 + 12345) & 0x7fffffff;
-      binary[i] = x >>> 16;
-    }
+    const binary = pseudoRandomBytes(20 * 1024 * 1024, 23);
     // A notebook with characters of two, three and four bytes, quotes and
     // backslashes (escaped in the JSON of a save), and a byte order mark.
     const notebook = Buffer.from(
@@ -789,8 +779,7 @@ test.describe('clone through the API', () => {
       const context = await browser.newContext();
       try {
         const page = await context.newPage();
-        await page.goto(`${nginx.url}/lab`);
-        await page.locator('#jp-main-dock-panel').waitFor({ timeout: 60000 });
+        await openApp(page, `${nginx.url}/lab`);
         const lab = page as unknown as IJupyterLabPageFixture;
         if (limit === '3m') {
           const first = await callBookshelf<any>(

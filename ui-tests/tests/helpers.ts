@@ -44,11 +44,33 @@ export interface IFixtureInfo {
 }
 
 export function fixture(): IFixtureInfo {
-  const runDir =
+  return JSON.parse(
+    fs.readFileSync(path.join(runDir(), 'fixture.json'), 'utf8')
+  );
+}
+
+/**
+ * The servers' state folder (playwright.config.js sets it).
+ */
+export function runDir(): string {
+  return (
     process.env.BOOKSHELF_TEST_RUN_DIR ??
-    path.join(__dirname, '..', '..', '.run', 'test');
-  const file = path.join(runDir, 'fixture.json');
-  return JSON.parse(fs.readFileSync(file, 'utf8'));
+    path.join(__dirname, '..', '..', '.run', 'test')
+  );
+}
+
+/**
+ * `size` bytes that look random (a linear congruential generator from
+ * `seed`) and are the same in every run: no compression or pattern helps
+ * a transfer of them.
+ */
+export function pseudoRandomBytes(size: number, seed: number): Buffer {
+  const bytes = Buffer.alloc(size);
+  for (let i = 0, x = seed; i < size; i++) {
+    x = (x * 1103515245 + 12345) & 0x7fffffff;
+    bytes[i] = x >>> 16;
+  }
+  return bytes;
 }
 
 /**

@@ -15,7 +15,8 @@ import {
   md5,
   notebookText,
   putObject,
-  uid
+  uid,
+  pseudoRandomBytes
 } from './helpers';
 import {
   confirmClone,
@@ -23,6 +24,7 @@ import {
   followCloneLink,
   infoCheck,
   infoStates,
+  openApp,
   openInfoPanel,
   publishDialog,
   startCommand
@@ -84,8 +86,7 @@ test.describe('JupyterLite', () => {
     const context = await browser.newContext();
     const page = await context.newPage();
     try {
-      await page.goto(`${lite}/lab/index.html`);
-      await page.locator('#jp-main-dock-panel').waitFor({ timeout: 60000 });
+      await openApp(page, `${lite}/lab/index.html`);
       const dialog = await followCloneLink(
         page,
         `${lite}/lab/index.html?bookshelf-clone&s3_bucket=examples` +
@@ -134,11 +135,7 @@ test.describe('JupyterLite', () => {
     const folder = `lite-large-${uid()}`;
     // A notebook of 12 MiB whose middle is one long base64 string (an
     // image output): saved while it downloads, in chunks.
-    const image = Buffer.alloc(9 * 1024 * 1024);
-    for (let i = 0, x = 5; i < image.length; i++) {
-      x = (x * 1103515245 + 12345) & 0x7fffffff;
-      image[i] = x >>> 16;
-    }
+    const image = pseudoRandomBytes(9 * 1024 * 1024, 5);
     const text = notebookText([
       { cell_type: 'markdown', metadata: {}, source: ['# Grüße 😀'] },
       {
@@ -162,8 +159,7 @@ test.describe('JupyterLite', () => {
     const context = await browser.newContext();
     const page = await context.newPage();
     try {
-      await page.goto(`${lite}/lab/index.html`);
-      await page.locator('#jp-main-dock-panel').waitFor({ timeout: 60000 });
+      await openApp(page, `${lite}/lab/index.html`);
       const lab = page as any;
       await page.evaluate(
         folder =>
@@ -205,8 +201,7 @@ test.describe('JupyterLite', () => {
         )
       );
       const follower = await context.newPage();
-      await follower.goto(`${lite}/lab/index.html`);
-      await follower.locator('#jp-main-dock-panel').waitFor({ timeout: 60000 });
+      await openApp(follower, `${lite}/lab/index.html`);
       const dialog = await followCloneLink(
         follower,
         published.clone_url,
@@ -256,8 +251,7 @@ test.describe('JupyterLite', () => {
     try {
       const tabs = [await context.newPage(), await context.newPage()];
       for (const tab of tabs) {
-        await tab.goto(`${lite}/lab/index.html`);
-        await tab.locator('#jp-main-dock-panel').waitFor({ timeout: 60000 });
+        await openApp(tab, `${lite}/lab/index.html`);
       }
       await tabs[0].evaluate(
         folder =>
@@ -315,8 +309,7 @@ test.describe('JupyterLite', () => {
     const context = await browser.newContext();
     const page = await context.newPage();
     try {
-      await page.goto(`${lite}/lab/index.html`);
-      await page.locator('#jp-main-dock-panel').waitFor({ timeout: 60000 });
+      await openApp(page, `${lite}/lab/index.html`);
       let error: { code: string; message: string } | null = null;
       try {
         await callBookshelf(page as any, 'clone', {
@@ -348,8 +341,7 @@ test.describe('JupyterLite', () => {
     const context = await browser.newContext();
     const page = await context.newPage();
     try {
-      await page.goto(`${lite}/lab/index.html`);
-      await page.locator('#jp-main-dock-panel').waitFor({ timeout: 60000 });
+      await openApp(page, `${lite}/lab/index.html`);
       const panel = await openInfoPanel(page);
       const shim = infoCheck(panel, 'shim');
       await expect(shim).toHaveAttribute('data-state', 'skip');

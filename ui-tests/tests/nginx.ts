@@ -11,7 +11,7 @@ import * as fs from 'fs';
 import * as net from 'net';
 import * as path from 'path';
 
-import { fixture } from './helpers';
+import { fixture, runDir } from './helpers';
 
 const NGINX = '/usr/sbin/nginx';
 
@@ -29,10 +29,7 @@ export interface INginx {
  */
 export async function startNginx(bodyLimit: string): Promise<INginx> {
   const { lab_port: labPort, nginx_port: port } = fixture();
-  const runDir =
-    process.env.BOOKSHELF_TEST_RUN_DIR ??
-    path.join(__dirname, '..', '..', '.run', 'test');
-  const dir = path.join(runDir, `nginx-${port}`);
+  const dir = path.join(runDir(), `nginx-${port}`);
   fs.rmSync(dir, { recursive: true, force: true });
   fs.mkdirSync(dir, { recursive: true });
   const log = path.join(dir, 'error.log');

@@ -88,6 +88,15 @@ export async function cloneInDialog(
 }
 
 /**
+ * Open a page of JupyterLab (a Lite site's, or one behind a proxy) at
+ * `url`, and wait until its main area is there.
+ */
+export async function openApp(page: Page, url: string): Promise<void> {
+  await page.goto(url);
+  await page.locator('#jp-main-dock-panel').waitFor({ timeout: 60000 });
+}
+
+/**
  * Follow a clone link as a person's click does (Galata's goto expects an
  * application page), to the page at `landsAt`; resolves to its clone
  * dialog, once shown.
