@@ -436,11 +436,18 @@ def test_twenty_parallel_clones_give_twenty_files(jp_fetch, jp_asyncio_loop, api
 def test_the_server_answers_other_requests_during_a_clone(
     api, faults, jp_fetch, jp_asyncio_loop, put_object, unique, jp_root_dir
 ):
-    """A slow transfer runs in a thread: the event loop answers meanwhile."""
-    data = os.urandom(2 * 1024 * 1024)
+    """A slow transfer runs in a thread: the event loop answers meanwhile.
+
+    The transfer takes about 4 s. A transfer on the event loop would hold every other request
+    for most of it; here each is answered in a fraction of it. The figure users care about (the
+    slowest answer during a 1 GB clone, 11 ms when last measured, 200 ms the target) is measured
+    by bench/server_side.py on a quiet machine: this test shares the 2 cores with other workers,
+    and one answer took 0.38 s in a CI run with nothing wrong in the server.
+    """
+    data = os.urandom(1024 * 1024)
     put_object("examples", unique + "slow.bin", data)
     faults.add({"method": "GET", "path": f"/examples/{unique}slow.bin", "times": 1,
-                "fault": {"type": "throttle", "bytes_per_second": 1024 * 1024}})  # fmt: skip
+                "fault": {"type": "throttle", "bytes_per_second": 256 * 1024}})  # fmt: skip
     api("api", "bookshelf")
 
     async def during():
@@ -464,8 +471,8 @@ def test_the_server_answers_other_requests_during_a_clone(
 
     response, slowest, answered = jp_asyncio_loop.run_until_complete(during())
     assert response.code == 201
-    assert answered >= 5
-    assert slowest < 0.2
+    assert answered >= 10  # every 50 ms plus its answer, through about 4 s
+    assert slowest < 1.0  # a quarter of the transfer
     assert (jp_root_dir / "slow.bin").read_bytes() == data
 
 
