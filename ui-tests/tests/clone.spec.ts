@@ -19,6 +19,7 @@ import {
 import { expect, test } from './fixtures';
 import { startNginx } from './nginx';
 import {
+  clickInToast,
   cloneDialog,
   confirmClone,
   followCloneLink,
@@ -451,7 +452,7 @@ test.describe('a clone larger than openAfterCloneMaxMB', () => {
       .getByRole('tab', { name: /intro\.ipynb/ });
     await expect(tab).toHaveCount(0);
     // The person chooses to open it.
-    await notification.getByRole('button', { name: 'Open' }).click();
+    await clickInToast(notification, 'Open');
     await expect(tab).toBeVisible();
   });
 });

@@ -38,6 +38,7 @@ import {
   withoutCreatePath
 } from './helpers';
 import {
+  clickInToast,
   cloneInDialog,
   errorDetails,
   publishDialog,
@@ -543,7 +544,7 @@ test.describe('clone while the Jupyter server fails', () => {
       // Again, and cancel while the server is still at it.
       await cloneInDialog(page, into(tmpPath));
       const progress = toast(page, `Cloning s3://examples/${key}`);
-      await progress.getByRole('button', { name: 'Cancel' }).click();
+      await clickInToast(progress, 'Cancel');
       await expect(toast(page, 'The clone was cancelled')).toBeVisible({
         timeout: 2000
       });

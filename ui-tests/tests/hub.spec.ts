@@ -18,7 +18,7 @@ import {
   largeNotebook,
   notebookText
 } from './helpers';
-import { cloneDialog, publishDialog, toast } from './pages';
+import { clickInToast, cloneDialog, publishDialog, toast } from './pages';
 
 function hub() {
   const info = fixture().hub;
@@ -96,16 +96,6 @@ async function publish(page: Page, name: string, user: string) {
     hasText: name
   });
   await expect(notification).toBeVisible({ timeout: 60000 });
-  // Its buttons are clicked next: once the toast has stopped moving in (a
-  // click during its entrance animation was once taken by the toast, not
-  // the button).
-  await notification.evaluate(element =>
-    Promise.all(
-      element
-        .getAnimations({ subtree: true })
-        .map(animation => animation.finished)
-    )
-  );
   return notification;
 }
 
@@ -154,7 +144,7 @@ test.describe('on a JupyterHub', () => {
     );
 
     // The link's form is said next to it: a hub link.
-    await notification.getByRole('button', { name: 'Copy Hub Link' }).click();
+    await clickInToast(notification, 'Copy Hub Link');
     await expect(
       notification.getByRole('button', { name: 'Hub Link Copied' })
     ).toBeVisible();

@@ -72,6 +72,32 @@ export function toast(page: Page, text: string | RegExp): Locator {
 }
 
 /**
+ * Click the button `name` of a toast once the toast has stopped moving in:
+ * a click during its entrance animation was once taken by the toast, not
+ * the button. Endless animations (none today) are not waited for, nor
+ * those cancelled meanwhile.
+ */
+export async function clickInToast(
+  notification: Locator,
+  name: string
+): Promise<void> {
+  const button = notification.getByRole('button', { name });
+  await expect(button).toBeVisible();
+  await notification.evaluate(element =>
+    Promise.all(
+      element
+        .getAnimations({ subtree: true })
+        .filter(animation =>
+          Number.isFinite(Number(animation.effect?.getComputedTiming().endTime))
+        )
+        // (Cancelled, as when the toast is updated: it rejects.)
+        .map(animation => animation.finished.catch(() => undefined))
+    )
+  );
+  await button.click();
+}
+
+/**
  * The clone dialog, prefilled with `request`, then its Clone button: as a
  * person clones.
  */
@@ -152,7 +178,7 @@ export async function openErrorDetails(
   page: Page,
   notification: Locator
 ): Promise<Locator> {
-  await notification.getByRole('button', { name: 'Show Details' }).click();
+  await clickInToast(notification, 'Show Details');
   const dialog = page.locator('.jp-Dialog');
   await expect(dialog.locator('.jp-Bookshelf-errorDetails')).toBeVisible();
   return dialog;

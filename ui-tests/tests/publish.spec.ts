@@ -28,6 +28,7 @@ import {
   writeOnDisk
 } from './helpers';
 import {
+  clickInToast,
   cloneDialog,
   confirmPublish,
   publishDialog,
@@ -90,7 +91,7 @@ test.describe('publish from the file browser', () => {
       `Published version ${stored!.versionId}`
     );
 
-    await published.getByRole('button', { name: 'Copy Link' }).click();
+    await clickInToast(published, 'Copy Link');
     // The button says it copied, as the clipboard cannot be seen.
     await expect(
       published.getByRole('button', { name: 'Link Copied' })
@@ -365,7 +366,7 @@ test.describe('a large notebook', () => {
     await publishFromContextMenu(page, name);
     await confirmPublish(page, 'new');
     const progress = toast(page, `Publishing ${path}`);
-    await progress.getByRole('button', { name: 'Cancel' }).click();
+    await clickInToast(progress, 'Cancel');
     await expect(toast(page, 'Publishing was cancelled.')).toBeVisible({
       timeout: 10000
     });

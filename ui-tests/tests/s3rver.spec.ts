@@ -29,7 +29,7 @@ import {
   writeOnDisk
 } from './helpers';
 import { expect, scanServerLogs, test } from './secrets';
-import { openInfoPanel, publishDialog, toast } from './pages';
+import { clickInToast, openInfoPanel, publishDialog, toast } from './pages';
 
 const PROBE_STEM = '.bookshelf-conditional-write-check-';
 const CREDENTIALS_REFUSED = 'The S3 service did not accept the credentials.';
@@ -437,7 +437,7 @@ test.describe("s3rver and the confirmed replace of 'confirm'", () => {
       page,
       'Nothing was published to s3://published/'
     );
-    await notification.getByRole('button', { name: 'Show Details' }).click();
+    await clickInToast(notification, 'Show Details');
     const details = page.locator('.jp-Dialog', {
       hasText: 'Publishing cannot be protected'
     });
