@@ -6,6 +6,7 @@ import * as React from 'react';
 import '../../style/widgets.css';
 
 import { describeError } from '../errors/describe';
+import { CopyButton } from './CopyButton';
 import { publicSettings } from '../settings/checks';
 import type { IBookshelf, IBookshelfInfo, IInfoCheck } from '../tokens';
 
@@ -148,14 +149,11 @@ export function InfoPanelComponent(props: IInfoPanelProps): JSX.Element {
             {check.rule && (
               <div className="jp-Bookshelf-check-rule">
                 <pre>{check.rule}</pre>
-                <Button
-                  className="jp-mod-styled"
-                  onClick={() =>
-                    void navigator.clipboard?.writeText(check.rule ?? '')
-                  }
-                >
-                  {trans.__('Copy Rule')}
-                </Button>
+                <CopyButton
+                  text={check.rule}
+                  label={trans.__('Copy Rule')}
+                  copiedLabel={trans.__('Rule Copied')}
+                />
               </div>
             )}
             {check.corsConfiguration && (
@@ -166,16 +164,11 @@ export function InfoPanelComponent(props: IInfoPanelProps): JSX.Element {
                   )}
                 </p>
                 <pre>{check.corsConfiguration}</pre>
-                <Button
-                  className="jp-mod-styled"
-                  onClick={() =>
-                    void navigator.clipboard?.writeText(
-                      check.corsConfiguration ?? ''
-                    )
-                  }
-                >
-                  {trans.__('Copy Configuration')}
-                </Button>
+                <CopyButton
+                  text={check.corsConfiguration}
+                  label={trans.__('Copy Configuration')}
+                  copiedLabel={trans.__('Configuration Copied')}
+                />
               </div>
             )}
             {check.action === 'enter-credentials' && (

@@ -1,4 +1,9 @@
-import { Dialog, Notification, showDialog } from '@jupyterlab/apputils';
+import {
+  Clipboard,
+  Dialog,
+  Notification,
+  showDialog
+} from '@jupyterlab/apputils';
 import type { TranslationBundle } from '@jupyterlab/translation';
 import * as React from 'react';
 
@@ -61,7 +66,9 @@ export function notifyError(
       buttons
     }).then(result => {
       if (result.button.actions.includes('copy-rule') && description.rule) {
-        void navigator.clipboard?.writeText(description.rule);
+        // The browser's copy command, as CopyButton does (navigator.clipboard
+        // is missing outside secure contexts).
+        Clipboard.copyToSystem(description.rule);
       }
     });
   };
