@@ -29,6 +29,12 @@ from processes import stop_process  # noqa: E402
 from s3_fixture import DEMO_ACCESS_KEY, DEMO_SECRET_KEY, start_s3_server  # noqa: E402
 from s3rver_fixture import start_s3rver  # noqa: E402
 
+#: A name of the test Lab other than localhost, as a server on the local network is reached
+#: (http://10.0.0.5:8888): the page is then not a secure context. The UI tests' browser
+#: resolves it to 127.0.0.1 (ui-tests/tests/insecure-context.spec.ts); the test Lab accepts
+#: it as its host, and the buckets' CORS rules allow its origin.
+LAN_HOST = "bookshelf-lan.test"
+
 
 def overrides(s3_port: int, allowed_buckets: list[str]) -> dict:
     """The admin's settings for the extension."""
@@ -128,6 +134,8 @@ def main() -> int:
     if test and args.nginx_port:
         ports.append(args.nginx_port)
     origins = [f"http://{host}:{port}" for port in ports for host in ("127.0.0.1", "localhost")]
+    if test:
+        origins.append(f"http://{LAN_HOST}:{args.lab_port}")
     allowed = ["examples", "published"]
     if test:
         allowed += ["nocors", "versioned-examples", "missing-bucket"]
@@ -232,6 +240,8 @@ def main() -> int:
         if test:
             # Galata's settings: no token, the app exposed to the test page.
             command.insert(3, f"--config={REPO / 'ui-tests' / 'jupyter_server_test_config.py'}")
+            command += ["--ServerApp.local_hostnames=localhost",
+                        f"--ServerApp.local_hostnames={LAN_HOST}"]  # fmt: skip
         return command
 
     token = ""

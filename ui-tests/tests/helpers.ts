@@ -60,6 +60,20 @@ export function runDir(): string {
 }
 
 /**
+ * The names `count` clones of `stem` + `extension` into one folder get
+ * (`q3.ipynb`, `q3-1.ipynb`, …), sorted as a listing is.
+ */
+export function cloneNames(
+  stem: string,
+  extension: string,
+  count: number
+): string[] {
+  return Array.from({ length: count }, (_, n) =>
+    n === 0 ? `${stem}${extension}` : `${stem}-${n}${extension}`
+  ).sort();
+}
+
+/**
  * `size` bytes that look random (a linear congruential generator from
  * `seed`) and are the same in every run: no compression or pattern helps
  * a transfer of them.

@@ -10,6 +10,7 @@ import type { Page } from '@playwright/test';
 
 import {
   callBookshelf,
+  cloneNames,
   fixture,
   getObject,
   md5,
@@ -273,14 +274,9 @@ test.describe('JupyterLite', () => {
       const models = (await Promise.all(tabs.map(cloneThrice))).flat();
       const paths = models.map(model => model.path).sort();
       expect(new Set(paths).size).toBe(6);
-      expect(await liteFolder(tabs[1], folder)).toEqual([
-        'q3-1.ipynb',
-        'q3-2.ipynb',
-        'q3-3.ipynb',
-        'q3-4.ipynb',
-        'q3-5.ipynb',
-        'q3.ipynb'
-      ]);
+      expect(await liteFolder(tabs[1], folder)).toEqual(
+        cloneNames('q3', '.ipynb', 6)
+      );
       for (const path of paths) {
         expect(await liteFile(tabs[0], path)).toBe(text);
       }

@@ -1,0 +1,189 @@
+/**
+ * Lab reached over plain HTTP by a name other than localhost, as a server
+ * on the local network is (http://10.0.0.5:8888): the page is not a secure
+ * context, so the browser gives it no `navigator.clipboard`, no Web Locks
+ * and no `crypto.subtle`. This file's browser resolves LAN_HOST to
+ * 127.0.0.1; the test Lab accepts it as its host, and the buckets' CORS
+ * rules allow its origin (scripts/serve.py).
+ */
+import type { Browser, Page } from '@playwright/test';
+
+import { expect, test } from './fixtures';
+import {
+  callBookshelf,
+  cloneNames,
+  fixture,
+  getObject,
+  namesOnDisk,
+  readFile
+} from './helpers';
+import {
+  cloneInDialog,
+  infoCheck,
+  openApp,
+  openErrorDetails,
+  openInfoPanel,
+  toast
+} from './pages';
+
+/** scripts/serve.py's LAN_HOST. */
+const LAN_HOST = 'bookshelf-lan.test';
+
+// A browser of this file's own (launch options are the worker's) that
+// resolves LAN_HOST. Only the browser does: Galata's fixtures (the test's
+// folder) and the checks on disk and S3 go on from Node as in other files,
+// so the pages here are opened by hand, without Galata's mocks, which
+// Node would have to fetch from LAN_HOST.
+test.use({
+  launchOptions: [
+    async ({ launchOptions }: any, use: any) =>
+      use({
+        ...launchOptions,
+        args: [
+          ...(launchOptions.args ?? []),
+          `--host-resolver-rules=MAP ${LAN_HOST} 127.0.0.1`
+        ]
+      }),
+    { scope: 'worker' }
+  ]
+} as any);
+
+/**
+ * Lab at `folder` in a browser context of its own, by LAN_HOST.
+ */
+async function openByLanName(browser: Browser, folder: string): Promise<Page> {
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  await openApp(
+    page,
+    `http://${LAN_HOST}:${fixture().lab_port}/lab/tree/${folder}`
+  );
+  return page;
+}
+
+/** `callBookshelf` on a page Galata did not open (it only evaluates). */
+function call<T>(page: Page, method: 'clone' | 'publish', ...args: unknown[]) {
+  return callBookshelf<T>(page as any, method, ...args);
+}
+
+/**
+ * Record what the page copies: a listener on the window runs after Lab's
+ * own on the body, which has put the text in the event by then. (The
+ * clipboard itself cannot be read here: that needs a secure context.)
+ */
+async function recordCopies(page: Page): Promise<() => Promise<string[]>> {
+  await page.evaluate(() => {
+    (window as any).bookshelfCopied = [];
+    window.addEventListener('copy', event =>
+      (window as any).bookshelfCopied.push(event.clipboardData?.getData('text'))
+    );
+  });
+  return () => page.evaluate(() => (window as any).bookshelfCopied);
+}
+
+test('the page is not a secure context', async ({ browser, tmpPath }) => {
+  const page = await openByLanName(browser, tmpPath);
+  expect(
+    await page.evaluate(() => ({
+      secure: window.isSecureContext,
+      locks: 'locks' in navigator,
+      clipboard: 'clipboard' in navigator,
+      subtle: !!globalThis.crypto?.subtle
+    }))
+  ).toEqual({ secure: false, locks: false, clipboard: false, subtle: false });
+  await page.context().close();
+});
+
+test('two browsers clone one key three times each at once: six files, each the object', async ({
+  browser,
+  tmpPath
+}) => {
+  const first = await openByLanName(browser, tmpPath);
+  const second = await openByLanName(browser, tmpPath);
+  const request = {
+    s3_bucket: 'examples',
+    s3_key: 'reports/2026/q3.ipynb',
+    target_path: `${tmpPath}/`
+  };
+  const models = await Promise.all(
+    [first, first, first, second, second, second].map(page =>
+      call<any>(page, 'clone', request)
+    )
+  );
+  const expected = cloneNames('q3', '.ipynb', 6);
+  expect(models.map(model => model.name).sort()).toEqual(expected);
+  expect(namesOnDisk(tmpPath)).toEqual(expected);
+  const object = (await getObject('examples', request.s3_key))!.body;
+  for (const name of expected) {
+    expect(await readFile(first as any, `${tmpPath}/${name}`)).toBe(
+      object.toString('utf8')
+    );
+  }
+  await first.context().close();
+  await second.context().close();
+});
+
+test('a notebook publishes, its bytes on S3', async ({ browser, tmpPath }) => {
+  const page = await openByLanName(browser, tmpPath);
+  const model = await call<any>(page, 'clone', {
+    s3_bucket: 'examples',
+    s3_key: 'intro.ipynb',
+    target_path: `${tmpPath}/`
+  });
+  const result = await call<any>(page, 'publish', model.path, {
+    overwrite: true
+  });
+  const stored = await getObject('published', model.path);
+  expect(stored!.body.toString('utf8')).toBe(
+    await readFile(page as any, model.path)
+  );
+  expect(result.version_id).toBe(stored!.versionId);
+  await page.context().close();
+});
+
+test("the info panel's Copy Rule copies a bucket's CORS rule, and says so", async ({
+  browser,
+  tmpPath
+}) => {
+  const page = await openByLanName(browser, tmpPath);
+  const copied = await recordCopies(page);
+  const panel = await openInfoPanel(page);
+  // A bucket of allowedBuckets without a CORS rule for this page.
+  const nocors = infoCheck(panel, 'clone-bucket:nocors');
+  const shown = (await nocors
+    .locator('.jp-Bookshelf-check-rule pre')
+    .textContent())!;
+  expect(JSON.parse(shown).AllowedOrigins).toEqual([
+    `http://${LAN_HOST}:${fixture().lab_port}`
+  ]);
+  await nocors.getByRole('button', { name: 'Copy Rule' }).click();
+  await expect(
+    nocors.getByRole('button', { name: 'Rule Copied' })
+  ).toBeVisible();
+  expect(await copied()).toEqual([shown]);
+  await page.context().close();
+});
+
+test("a clone's CORS error: its details' Copy Rule copies the rule", async ({
+  browser,
+  tmpPath
+}) => {
+  const page = await openByLanName(browser, tmpPath);
+  const copied = await recordCopies(page);
+  await cloneInDialog(page, {
+    s3_bucket: 'nocors',
+    s3_key: 'intro.ipynb',
+    target_path: `${tmpPath}/`
+  });
+  const notification = toast(page, 'does not allow requests from this page');
+  await expect(notification).toBeVisible();
+  const dialog = await openErrorDetails(page, notification);
+  const shown = (await dialog
+    .locator('.jp-Bookshelf-error-rule')
+    .textContent())!;
+  await dialog.getByRole('button', { name: 'Copy Rule' }).click();
+  await expect(dialog).toHaveCount(0);
+  expect(await copied()).toEqual([shown]);
+  expect(namesOnDisk(tmpPath)).toEqual([]);
+  await page.context().close();
+});
