@@ -135,7 +135,7 @@ def main() -> int:
         ports.append(args.nginx_port)
     origins = [f"http://{host}:{port}" for port in ports for host in ("127.0.0.1", "localhost")]
     if test:
-        origins.append(f"http://{LAN_HOST}:{args.lab_port}")
+        origins += [f"http://{LAN_HOST}:{port}" for port in (args.lab_port, args.lite_port) if port]
     allowed = ["examples", "published"]
     if test:
         allowed += ["nocors", "versioned-examples", "missing-bucket"]

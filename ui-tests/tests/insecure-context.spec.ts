@@ -4,7 +4,8 @@
  * context, so the browser gives it no `navigator.clipboard`, no Web Locks
  * and no `crypto.subtle`. This file's browser resolves LAN_HOST to
  * 127.0.0.1; the test Lab accepts it as its host, and the buckets' CORS
- * rules allow its origin (scripts/serve.py).
+ * rules allow its origin and the JupyterLite site's by that name
+ * (scripts/serve.py).
  */
 import type { Browser, Page } from '@playwright/test';
 
@@ -25,6 +26,7 @@ import {
   openInfoPanel,
   toast
 } from './pages';
+import { expectTabsCloneWithoutLoss } from './lite';
 
 /** scripts/serve.py's LAN_HOST. */
 const LAN_HOST = 'bookshelf-lan.test';
@@ -186,4 +188,13 @@ test("a clone's CORS error: its details' Copy Rule copies the rule", async ({
   expect(await copied()).toEqual([shown]);
   expect(namesOnDisk(tmpPath)).toEqual([]);
   await page.context().close();
+});
+
+test('two tabs of a JupyterLite site clone one key at once: every clone gets a name of its own, none is lost', async ({
+  browser
+}) => {
+  // No Web Locks here: the tabs share locks in IndexedDB. (With a lock per
+  // tab, one of six such rounds lost a clone.)
+  const site = fixture().lite_url!.replace('127.0.0.1', LAN_HOST);
+  await expectTabsCloneWithoutLoss(browser, site, 6);
 });

@@ -6,11 +6,9 @@
  * browser's storage and on S3.
  */
 import { expect, test } from './fixtures';
-import type { Page } from '@playwright/test';
 
 import {
   callBookshelf,
-  cloneNames,
   fixture,
   getObject,
   md5,
@@ -30,46 +28,12 @@ import {
   publishDialog,
   startCommand
 } from './pages';
-
-/** A file's text in the Lite site's storage; null when there is none. */
-async function liteFile(page: Page, path: string): Promise<string | null> {
-  return page.evaluate(async path => {
-    try {
-      const model = await (
-        window as any
-      ).jupyterapp.serviceManager.contents.get(path, {
-        content: true,
-        type: 'file',
-        format: 'text'
-      });
-      return model.content as string;
-    } catch {
-      return null;
-    }
-  }, path);
-}
-
-/** A file's bytes in the Lite site's storage, as base64. */
-async function liteBase64(page: Page, path: string): Promise<string> {
-  return page.evaluate(async path => {
-    const model = await (window as any).jupyterapp.serviceManager.contents.get(
-      path,
-      { content: true, type: 'file', format: 'base64' }
-    );
-    return (model.content as string).replace(/\s/g, '');
-  }, path);
-}
-
-/** The names in a folder of the Lite site's storage, sorted. */
-async function liteFolder(page: Page, folder: string): Promise<string[]> {
-  return page.evaluate(async folder => {
-    const model = await (window as any).jupyterapp.serviceManager.contents.get(
-      folder,
-      { content: true }
-    );
-    return (model.content as { name: string }[]).map(item => item.name).sort();
-  }, folder);
-}
+import {
+  expectTabsCloneWithoutLoss,
+  liteBase64,
+  liteFile,
+  liteFolder
+} from './lite';
 
 test.describe('JupyterLite', () => {
   test('a link clones into the browser, and the clone publishes back', async ({
@@ -238,51 +202,7 @@ test.describe('JupyterLite', () => {
   test('two tabs of the site clone one key at once: every clone gets a name of its own, none is lost', async ({
     browser
   }) => {
-    // Both tabs keep their files in the same browser storage, whose rename
-    // replaces what is there without a word: only the folder's lock, shared
-    // by the tabs, keeps one clone from landing on another.
-    const lite = fixture().lite_url;
-    const folder = `lite-race-${uid()}`;
-    const key = `${folder}/q3.ipynb`;
-    const text = notebookText([
-      { cell_type: 'markdown', metadata: {}, source: ['# Q3'] }
-    ]);
-    await putObject('examples', key, text, 'application/x-ipynb+json');
-    const context = await browser.newContext();
-    try {
-      const tabs = [await context.newPage(), await context.newPage()];
-      for (const tab of tabs) {
-        await openApp(tab, `${lite}/lab/index.html`);
-      }
-      await tabs[0].evaluate(
-        folder =>
-          (window as any).jupyterapp.serviceManager.contents.save(folder, {
-            type: 'directory'
-          }),
-        folder
-      );
-      const cloneThrice = (tab: Page) =>
-        Promise.all(
-          [0, 1, 2].map(() =>
-            callBookshelf<any>(tab as any, 'clone', {
-              s3_bucket: 'examples',
-              s3_key: key,
-              target_path: `${folder}/`
-            })
-          )
-        );
-      const models = (await Promise.all(tabs.map(cloneThrice))).flat();
-      const paths = models.map(model => model.path).sort();
-      expect(new Set(paths).size).toBe(6);
-      expect(await liteFolder(tabs[1], folder)).toEqual(
-        cloneNames('q3', '.ipynb', 6)
-      );
-      for (const path of paths) {
-        expect(await liteFile(tabs[0], path)).toBe(text);
-      }
-    } finally {
-      await context.close();
-    }
+    await expectTabsCloneWithoutLoss(browser, fixture().lite_url!);
   });
 
   test('a version 3 notebook is refused with what to do, and nothing is stored (JupyterLab would show it empty here)', async ({
