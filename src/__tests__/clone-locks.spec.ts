@@ -210,6 +210,20 @@ describe('IndexedDbFolderLocks', () => {
     expect(oneAtATime(events)).toBe(true);
   });
 
+  it("falls back to this page's locks when a lock cannot be written", async () => {
+    const locks = tab();
+    await locks.run('work', async () => undefined);
+    // Its connection closed: every transaction fails from now on.
+    (await (locks as any)._database).close();
+    const events: string[] = [];
+    await Promise.all([
+      locks.run('work', recorded(events, 'x')),
+      locks.run('work', recorded(events, 'y'))
+    ]);
+    expect(events).toHaveLength(4);
+    expect(oneAtATime(events)).toBe(true);
+  });
+
   it('keeps its leases in a database of its own', async () => {
     await tab().run('work', async () => undefined);
     const names = (await factory.databases()).map(info => info.name);

@@ -164,7 +164,18 @@ export class IndexedDbFolderLocks implements IFolderLocks {
     }
     const name = this._prefix + folder;
     const owner = `${Date.now()}-${Math.random().toString(36).slice(2)}`;
-    while (!(await this._take(database, name, owner))) {
+    for (;;) {
+      let taken: boolean;
+      try {
+        taken = await this._take(database, name, owner);
+      } catch {
+        // IndexedDB failed (its storage full, say): better this page's own
+        // locks than no clone.
+        return this._fallback.run(folder, task, signal);
+      }
+      if (taken) {
+        break;
+      }
       await unlessAborted(this._retry(), signal);
     }
     const renewal = setInterval(
@@ -290,6 +301,8 @@ export class IndexedDbFolderLocks implements IFolderLocks {
             database.close();
             this._database = null;
           };
+          // Closed by the browser (its storage cleared, say): open again.
+          database.onclose = () => (this._database = null);
           resolve(database);
         };
         request.onerror = () => reject(request.error);
