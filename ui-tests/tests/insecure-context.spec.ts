@@ -13,6 +13,7 @@ import { expect, test } from './fixtures';
 import {
   callBookshelf,
   cloneNames,
+  filesInFolder,
   fixture,
   getObject,
   namesOnDisk,
@@ -20,6 +21,8 @@ import {
 } from './helpers';
 import {
   cloneInDialog,
+  confirmClone,
+  followCloneLink,
   infoCheck,
   openApp,
   openErrorDetails,
@@ -123,6 +126,31 @@ test('two browsers clone one key three times each at once: six files, each the o
   }
   await first.context().close();
   await second.context().close();
+});
+
+test("a clone link by this name lands in Lab by this name, and clones into the link's folder", async ({
+  browser,
+  tmpPath
+}) => {
+  const page = await openByLanName(browser, tmpPath);
+  const dialog = await followCloneLink(
+    page,
+    `/bookshelf/clone?s3_bucket=examples&s3_key=intro.ipynb&target_path=${encodeURIComponent(`${tmpPath}/`)}`,
+    new RegExp(`^http://${LAN_HOST}:\\d+/lab`)
+  );
+  await expect(dialog.locator('input[name="folder"]')).toHaveValue(tmpPath);
+  await confirmClone(
+    page,
+    's3://examples/intro.ipynb',
+    `${tmpPath}/intro.ipynb`
+  );
+  // (Opened after the clone: Jupyter's checkpoint folder is there too.)
+  expect(filesInFolder(tmpPath)).toEqual(['intro.ipynb']);
+  const object = (await getObject('examples', 'intro.ipynb'))!.body;
+  expect(await readFile(page as any, `${tmpPath}/intro.ipynb`)).toBe(
+    object.toString('utf8')
+  );
+  await page.context().close();
 });
 
 test('a notebook publishes, its bytes on S3', async ({ browser, tmpPath }) => {
