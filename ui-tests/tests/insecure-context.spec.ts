@@ -17,6 +17,7 @@ import {
   fixture,
   getObject,
   namesOnDisk,
+  notebookText,
   readFile
 } from './helpers';
 import {
@@ -30,6 +31,7 @@ import {
   toast
 } from './pages';
 import { expectTabsCloneWithoutLoss } from './lite';
+import { readObject, server as s3rver, writeObject } from './s3rver';
 
 /** scripts/serve.py's LAN_HOST. */
 const LAN_HOST = 'bookshelf-lan.test';
@@ -54,10 +56,34 @@ test.use({
 } as any);
 
 /**
- * Lab at `folder` in a browser context of its own, by LAN_HOST.
+ * Lab at `folder` in a browser context of its own, by LAN_HOST; with
+ * `settings`, the extension's settings are those (as a user's own).
  */
-async function openByLanName(browser: Browser, folder: string): Promise<Page> {
+async function openByLanName(
+  browser: Browser,
+  folder: string,
+  settings?: object
+): Promise<Page> {
   const context = await browser.newContext();
+  if (settings) {
+    // As Galata's mockSettings, fetched in Node by 127.0.0.1 (Node cannot
+    // resolve LAN_HOST).
+    await context.route('**/lab/api/settings**', async route => {
+      const response = await route.fetch({
+        url: route.request().url().replace(LAN_HOST, '127.0.0.1')
+      });
+      const body = await response.json();
+      // The list of every plugin's settings, or one plugin's.
+      const plugins = Array.isArray(body.settings) ? body.settings : [body];
+      for (const plugin of plugins) {
+        if (plugin.id === 'jupyterlab-bookshelf:core') {
+          plugin.raw = JSON.stringify(settings);
+          plugin.settings = settings;
+        }
+      }
+      await route.fulfill({ response, json: body });
+    });
+  }
   const page = await context.newPage();
   await openApp(
     page,
@@ -168,6 +194,39 @@ test('a notebook publishes, its bytes on S3', async ({ browser, tmpPath }) => {
     await readFile(page as any, model.path)
   );
   expect(result.version_id).toBe(stored!.versionId);
+  await page.context().close();
+});
+
+test('on an S3 service that checks signatures (s3rver), a clone and a publish are signed right without crypto.subtle', async ({
+  browser,
+  tmpPath
+}) => {
+  // The SDK hashes for its signatures in JavaScript here, not WebCrypto.
+  const info = s3rver();
+  const page = await openByLanName(browser, tmpPath, {
+    endpointUrl: info.endpoint_url,
+    credentials: {
+      mode: 'settings',
+      accessKeyId: info.access_key_id,
+      secretAccessKey: info.secret_access_key,
+      sessionToken: '',
+      endpoint: ''
+    }
+  });
+  const key = `shared/${tmpPath}/signed.ipynb`;
+  const text = notebookText([
+    { cell_type: 'markdown', metadata: {}, source: ['# Signed'] }
+  ]);
+  await writeObject('examples', key, text);
+  const model = await call<any>(page, 'clone', {
+    s3_bucket: 'examples',
+    s3_key: key,
+    target_path: `${tmpPath}/`
+  });
+  expect(await readFile(page as any, model.path)).toBe(text);
+  const published = await call<any>(page, 'publish', model.path);
+  expect(published.s3_path).toBe(`s3://published/${model.path}`);
+  expect(await readObject('published', model.path)).toBe(text);
   await page.context().close();
 });
 

@@ -5,13 +5,7 @@
  * What is on S3 is read back in Node with the AWS SDK and the right keys.
  */
 import type { IJupyterLabPageFixture } from '@jupyterlab/galata';
-import {
-  GetObjectCommand,
-  HeadObjectCommand,
-  ListObjectsV2Command,
-  PutObjectCommand,
-  S3Client
-} from '@aws-sdk/client-s3';
+import { HeadObjectCommand } from '@aws-sdk/client-s3';
 import { createHash } from 'crypto';
 import * as fs from 'fs';
 import * as path from 'path';
@@ -30,64 +24,10 @@ import {
 } from './helpers';
 import { expect, scanServerLogs, test } from './secrets';
 import { clickInToast, openInfoPanel, publishDialog, toast } from './pages';
+import { client, keysBelow, readObject, server, writeObject } from './s3rver';
 
 const PROBE_STEM = '.bookshelf-conditional-write-check-';
 const CREDENTIALS_REFUSED = 'The S3 service did not accept the credentials.';
-
-function server() {
-  const info = fixture().s3rver;
-  if (!info) {
-    throw new Error('scripts/serve.py started no s3rver');
-  }
-  return info;
-}
-
-function client(): S3Client {
-  const info = server();
-  return new S3Client({
-    endpoint: info.endpoint_url,
-    region: 'us-east-1',
-    forcePathStyle: true,
-    requestChecksumCalculation: 'WHEN_REQUIRED',
-    responseChecksumValidation: 'WHEN_REQUIRED',
-    credentials: {
-      accessKeyId: info.access_key_id,
-      secretAccessKey: info.secret_access_key
-    }
-  });
-}
-
-/** An object's text on s3rver, or null when there is none. */
-async function readObject(bucket: string, key: string): Promise<string | null> {
-  try {
-    const answer = await client().send(
-      new GetObjectCommand({ Bucket: bucket, Key: key })
-    );
-    return await answer.Body!.transformToString();
-  } catch (error: any) {
-    if (error?.name === 'NoSuchKey') {
-      return null;
-    }
-    throw error;
-  }
-}
-
-async function writeObject(
-  bucket: string,
-  key: string,
-  body: string
-): Promise<void> {
-  await client().send(
-    new PutObjectCommand({ Bucket: bucket, Key: key, Body: body })
-  );
-}
-
-async function keysBelow(bucket: string, prefix: string): Promise<string[]> {
-  const answer = await client().send(
-    new ListObjectsV2Command({ Bucket: bucket, Prefix: prefix })
-  );
-  return (answer.Contents ?? []).map(item => item.Key!);
-}
 
 /**
  * Settings for s3rver: its endpoint, keys in the settings (the right ones
