@@ -6,6 +6,7 @@ import {
   CAUSE_REMEMBERED_MS,
   diagnoseNetworkFailure,
   isNetworkFailure,
+  localNetworkBlocked,
   probeReachable,
   refusedByCors,
   toBookshelfError
@@ -271,6 +272,85 @@ describe('diagnoseNetworkFailure', () => {
     expect(error.code).toBe('Unreachable');
     expect(detailOf(error).reason).toBe('unreachable');
     expect(error.message).toContain('http://127.0.0.1:9');
+  });
+
+  describe("with Chromium's local network access", () => {
+    /**
+     * The Permissions API of a browser whose permission `name` is in
+     * `state`; it knows `known` names only (others are a TypeError, as in
+     * browsers without them).
+     */
+    function permissionsWith(
+      states: { [name: string]: PermissionState },
+      known = Object.keys(states)
+    ): Permissions {
+      return {
+        query: async ({ name }: { name: string }) => {
+          if (!known.includes(name)) {
+            throw new TypeError(`'${name}' is not a valid permission name`);
+          }
+          return { state: states[name] } as PermissionStatus;
+        }
+      } as unknown as Permissions;
+    }
+
+    afterEach(() => {
+      delete (navigator as any).permissions;
+    });
+
+    it('says the browser blocks this page from the service when its permission is refused', async () => {
+      Object.defineProperty(navigator, 'permissions', {
+        configurable: true,
+        value: permissionsWith({
+          'local-network': 'prompt',
+          'loopback-network': 'denied'
+        })
+      });
+      const { fetchImpl } = fakeFetch('refused');
+      const error = await diagnoseNetworkFailure(
+        network(),
+        'http://127.0.0.1:9001',
+        fetchImpl
+      );
+      expect(error.code).toBe('Unreachable');
+      expect(detailOf(error).reason).toBe('local-network-blocked');
+      const described = describeError(error, nullTranslator.load('x'));
+      expect(described.message).toBe(
+        'The browser did not let this page reach the S3 service at http://127.0.0.1:9001: the service is on this computer or your local network, and this site is not allowed to reach them.'
+      );
+      expect(described.fix).toContain('"Local network access"');
+    });
+
+    it('says nothing answers while the permission is still to be asked, or unknown', async () => {
+      expect(
+        await localNetworkBlocked(
+          permissionsWith({ 'local-network-access': 'prompt' })
+        )
+      ).toBe(false);
+      expect(await localNetworkBlocked(permissionsWith({}))).toBe(false);
+      expect(await localNetworkBlocked(undefined)).toBe(false);
+      expect(
+        await localNetworkBlocked(
+          permissionsWith({ 'local-network-access': 'denied' })
+        )
+      ).toBe(true);
+    });
+
+    it('does not ask when the service answers', async () => {
+      const query = jest.fn();
+      Object.defineProperty(navigator, 'permissions', {
+        configurable: true,
+        value: { query }
+      });
+      const { fetchImpl } = fakeFetch('opaque');
+      const error = await diagnoseNetworkFailure(
+        network(),
+        'http://127.0.0.1:9002',
+        fetchImpl
+      );
+      expect(error.code).toBe('CorsRefused');
+      expect(query).not.toHaveBeenCalled();
+    });
   });
 
   it('says Unreachable when the probe gets no answer in time', async () => {

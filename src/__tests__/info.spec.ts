@@ -409,6 +409,28 @@ describe('IBookshelf.info', () => {
     });
   });
 
+  it('tells a service the browser keeps this page from (local network access refused)', async () => {
+    Object.defineProperty(navigator, 'permissions', {
+      configurable: true,
+      value: {
+        query: async ({ name }: { name: string }) => ({
+          state: name === 'loopback-network' ? 'denied' : 'prompt'
+        })
+      }
+    });
+    try {
+      const result = await checks({ reachable: false });
+      expect(result.service.state).toBe('fail');
+      expect(result.service.message).toBe(
+        'The browser did not let this page reach the S3 service at http://127.0.0.1:9000: the service is on this computer or your local network, and this site is not allowed to reach them.'
+      );
+      expect(result.service.fix).toContain('"Local network access"');
+      expect(states(result)).toMatchObject({ cors: 'skip' });
+    } finally {
+      delete (navigator as any).permissions;
+    }
+  });
+
   it('tells an unreachable service, and skips the bucket checks', async () => {
     const result = await checks({ reachable: false });
     expect(result.service.state).toBe('fail');

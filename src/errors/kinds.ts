@@ -101,9 +101,11 @@ export interface IBookshelfErrorDetails {
   Unreachable: IS3Context & {
     /**
      * `network`: the browser's bare failure, not yet told apart;
-     * `unreachable`: nothing answers; `timeout`: no answer in time.
+     * `unreachable`: nothing answers; `timeout`: no answer in time;
+     * `local-network-blocked`: the browser keeps this page from the
+     * service's address (its local network access is blocked).
      */
-    reason: 'network' | 'unreachable' | 'timeout';
+    reason: 'network' | 'unreachable' | 'timeout' | 'local-network-blocked';
   };
   SlowDown: IS3Context;
   ServerError: IS3Context & { reason?: 'no-body' | 'no-upload-id' };

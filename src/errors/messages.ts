@@ -45,6 +45,27 @@ export function corsRule(origin: string): string {
 }
 
 /**
+ * What to say when the browser keeps this page from the S3 service at
+ * `endpoint` because it is on this computer or the local network and the
+ * site may not reach them (Chromium's local network access, asked of the
+ * person and refused); the info panel's service check says the same.
+ */
+export function localNetworkBlockedText(
+  endpoint: string,
+  trans: TranslationBundle
+): { message: string; fix: string } {
+  return {
+    message: trans.__(
+      'The browser did not let this page reach the S3 service at %1: the service is on this computer or your local network, and this site is not allowed to reach them.',
+      endpoint
+    ),
+    fix: trans.__(
+      'Allow this site to access your local network (in Chrome and Edge: the icon at the left of the address bar, Site settings, "Local network access"), reload the page and try again. Administrators avoid the question by serving the S3 service and JupyterLab from the same network.'
+    )
+  };
+}
+
+/**
  * Describes the errors of one code: their detail, translated with `trans`;
  * `origin` is this page's origin (for CORS).
  */
@@ -222,6 +243,11 @@ export const ERROR_MESSAGES: {
           fix: trans.__(
             'Check the S3 endpoint URL in the Bookshelf settings, and that the service runs and is reachable from this computer (network, VPN, proxy).'
           )
+        };
+      case 'local-network-blocked':
+        return {
+          title: trans.__('S3 service blocked by the browser'),
+          ...localNetworkBlockedText(endpoint, trans)
         };
       case 'timeout':
         return {

@@ -12,7 +12,7 @@ import { BookshelfError, isBookshelfError } from '../errors/errors';
 import type { IConditionalWrites } from '../publish/conditional';
 import { describeError } from '../errors/describe';
 import publishRules from '../rules/publish.json';
-import { corsRule } from '../errors/messages';
+import { corsRule, localNetworkBlockedText } from '../errors/messages';
 import {
   checkCorsRules,
   CLONE_METHODS,
@@ -21,7 +21,7 @@ import {
   PARTS_METHODS
 } from '../s3/cors';
 import type { ICredentials } from '../s3/credentials';
-import { probeReachable } from '../s3/diagnosis';
+import { localNetworkBlocked, probeReachable } from '../s3/diagnosis';
 import { policyDenies, PolicyVerdict } from '../s3/policy';
 import type { IObjectStore } from '../s3/types';
 import { displayUrl } from '../s3/urls';
@@ -361,6 +361,16 @@ export class LiveChecks {
         label,
         'pass',
         trans.__('Something answers HTTP at %1.', shown)
+      );
+    }
+    if (await localNetworkBlocked()) {
+      const blocked = localNetworkBlockedText(shown, trans);
+      return this._check(
+        'service',
+        label,
+        'fail',
+        blocked.message,
+        blocked.fix
       );
     }
     return this._check(

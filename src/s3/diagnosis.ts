@@ -217,6 +217,41 @@ export async function probeReachable(
 }
 
 /**
+ * The names of Chromium's permission for a page to reach this computer and
+ * the local network ("local network access", asked of the person since
+ * Chrome 142): one name at first, then one for each; other browsers know
+ * none of them.
+ */
+export const LOCAL_NETWORK_PERMISSIONS = [
+  'local-network-access',
+  'local-network',
+  'loopback-network'
+];
+
+/**
+ * Whether the browser refuses this page access to this computer or the
+ * local network (a permission the person refused, or one a page that is
+ * not a secure context cannot get). A request to an S3 service there then
+ * fails as one to a service that does not answer.
+ */
+export async function localNetworkBlocked(
+  permissions: Permissions | undefined = globalThis.navigator?.permissions
+): Promise<boolean> {
+  if (!permissions?.query) {
+    return false;
+  }
+  const states = await Promise.all(
+    LOCAL_NETWORK_PERMISSIONS.map(name =>
+      permissions
+        .query({ name: name as PermissionName })
+        .then(status => status.state)
+        .catch(() => 'unknown')
+    )
+  );
+  return states.includes('denied');
+}
+
+/**
  * The URL of a bucket on an endpoint, path-style or virtual-hosted.
  */
 export function bucketUrl(
@@ -281,6 +316,14 @@ export async function diagnoseNetworkFailure(
         { code: 'Unreachable', detail: { ...s3, reason: 'unreachable' } },
         cause
       );
+    case 'local-network':
+      return new BookshelfError(
+        {
+          code: 'Unreachable',
+          detail: { ...s3, reason: 'local-network-blocked' }
+        },
+        cause
+      );
     case 'interrupted':
       return new BookshelfError({ code: 'Interrupted', detail: s3 }, cause);
     case 'cors':
@@ -309,7 +352,7 @@ export async function refusedByCors(
   );
 }
 
-type FailureCause = 'unreachable' | 'interrupted' | 'cors';
+type FailureCause = 'unreachable' | 'local-network' | 'interrupted' | 'cors';
 
 /**
  * How long the cause of a failure is remembered: the retries' question
@@ -374,7 +417,7 @@ async function probeFailureCause(
   forcePathStyle: boolean
 ): Promise<FailureCause> {
   if (!(await probeReachable(endpointUrl, fetchImpl))) {
-    return 'unreachable';
+    return (await localNetworkBlocked()) ? 'local-network' : 'unreachable';
   }
   if (!bucket) {
     return 'cors';
