@@ -96,6 +96,7 @@ $(CHROMIUM) $(HEADLESS_SHELL) $(NGINX):
 
 # One apt-get at a time: dpkg takes a lock.
 $(NGINX): | $(HEADLESS_SHELL)
+$(CHROMIUM): | $(NGINX)
 
 demo: setup
 	$(PYTHON) scripts/serve.py --mode demo --s3-port $(BOOKSHELF_S3_PORT) --lab-port $(BOOKSHELF_LAB_PORT)
@@ -109,8 +110,10 @@ lint: $(STAMP_JS)
 
 # The set-up steps side by side where they can be (the two npm installs, the
 # build and chromium need only the virtualenv), each step's output in one piece.
+# The UI tests run in Chromium's headless shell, and in the full Chromium
+# where only it will do (tests/local-network.spec.ts).
 test:
-	$(MAKE) -j3 --output-sync=target setup $(STAMP_UI) $(HEADLESS_SHELL) $(NGINX)
+	$(MAKE) -j3 --output-sync=target setup $(STAMP_UI) $(HEADLESS_SHELL) $(NGINX) $(CHROMIUM)
 	$(PYTHON) scripts/run_tests.py
 
 bench: setup $(STAMP_UI) $(CHROMIUM)

@@ -7,6 +7,7 @@ const path = require('path');
 const baseConfig = require('@jupyterlab/galata/lib/playwright-config');
 
 const labPort = Number(process.env.BOOKSHELF_TEST_LAB_PORT || 18888);
+process.env.BOOKSHELF_TEST_LAB_PORT = String(labPort);
 const s3Port = Number(process.env.BOOKSHELF_TEST_S3_PORT || 19000);
 // The fault-injecting proxy in front of the S3 server; the fault tests use
 // the next two ports too, for an S3 server of their own that they stop.
