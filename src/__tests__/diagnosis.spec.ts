@@ -8,7 +8,7 @@ import {
   isNetworkFailure,
   localNetworkBlocked,
   probeReachable,
-  refusedByCors,
+  refusedByBrowser,
   toBookshelfError
 } from '../s3/diagnosis';
 
@@ -321,6 +321,17 @@ describe('diagnoseNetworkFailure', () => {
       expect(described.fix).toContain('"Local network access"');
     });
 
+    it('is a refusal the SDK does not try again', async () => {
+      Object.defineProperty(navigator, 'permissions', {
+        configurable: true,
+        value: permissionsWith({ 'local-network-access': 'denied' })
+      });
+      const { fetchImpl } = fakeFetch('refused');
+      expect(
+        await refusedByBrowser('http://127.0.0.1:9003', 'examples', fetchImpl)
+      ).toBe(true);
+    });
+
     it('says nothing answers while the permission is still to be asked, or unknown', async () => {
       expect(
         await localNetworkBlocked(
@@ -402,10 +413,15 @@ describe('diagnoseNetworkFailure', () => {
     ['the bucket refuses this page', 'opaque', true],
     ['the bucket lets this page in (a lost connection)', 'open', false],
     ['nothing answers', 'refused', false]
-  ] as const)('refusedByCors when %s is %s', async (_, answer, refused) => {
+  ] as const)('refusedByBrowser when %s is %s', async (_, answer, refused) => {
     const { calls, fetchImpl } = fakeFetch(answer);
     expect(
-      await refusedByCors('http://s3.example.org', 'examples', fetchImpl, false)
+      await refusedByBrowser(
+        'http://s3.example.org',
+        'examples',
+        fetchImpl,
+        false
+      )
     ).toBe(refused);
     expect(calls[0].init).toMatchObject({ mode: 'no-cors' });
     if (answer !== 'refused') {
@@ -420,7 +436,7 @@ describe('diagnoseNetworkFailure', () => {
   it('probes once for one failure: the retries ask, then the error is diagnosed', async () => {
     const { calls, fetchImpl } = fakeFetch('opaque');
     expect(
-      await refusedByCors('http://127.0.0.1:9000', 'examples', fetchImpl)
+      await refusedByBrowser('http://127.0.0.1:9000', 'examples', fetchImpl)
     ).toBe(true);
     const error = await diagnoseNetworkFailure(
       network(),
@@ -435,14 +451,14 @@ describe('diagnoseNetworkFailure', () => {
     const { calls, fetchImpl } = fakeFetch('opaque');
     const now = jest.spyOn(Date, 'now').mockReturnValue(1_000_000);
     try {
-      await refusedByCors('http://127.0.0.1:9000', 'examples', fetchImpl);
-      await refusedByCors('http://127.0.0.1:9000', 'other', fetchImpl);
+      await refusedByBrowser('http://127.0.0.1:9000', 'examples', fetchImpl);
+      await refusedByBrowser('http://127.0.0.1:9000', 'other', fetchImpl);
       expect(calls).toHaveLength(4);
       now.mockReturnValue(1_000_000 + CAUSE_REMEMBERED_MS - 1);
-      await refusedByCors('http://127.0.0.1:9000', 'examples', fetchImpl);
+      await refusedByBrowser('http://127.0.0.1:9000', 'examples', fetchImpl);
       expect(calls).toHaveLength(4);
       now.mockReturnValue(1_000_000 + CAUSE_REMEMBERED_MS);
-      await refusedByCors('http://127.0.0.1:9000', 'examples', fetchImpl);
+      await refusedByBrowser('http://127.0.0.1:9000', 'examples', fetchImpl);
       expect(calls).toHaveLength(6);
     } finally {
       now.mockRestore();

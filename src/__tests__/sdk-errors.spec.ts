@@ -89,7 +89,7 @@ function storeFor(
     accessKeyId: 'AKIDSDKTEST',
     secretAccessKey: SECRET
   },
-  refusedByCors?: (bucket: string) => Promise<boolean>,
+  refusedByBrowser?: (bucket: string) => Promise<boolean>,
   endpointUrl = 'http://127.0.0.1:9000'
 ) {
   return createObjectStore({
@@ -98,7 +98,7 @@ function storeFor(
     forcePathStyle: true,
     credentials: async () => credentials,
     requestHandler: s3,
-    refusedByCors
+    refusedByBrowser
   });
 }
 

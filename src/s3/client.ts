@@ -64,11 +64,12 @@ export interface IObjectStoreConfig {
   /** Resolves to null for unsigned (anonymous) requests. */
   credentials: () => Promise<ICredentials | null>;
   /**
-   * Whether the network failure of a request to `bucket` was its CORS rules
-   * refusing this page (see `refusedByCors`); such a request is not tried
-   * again. Without it, every network failure is tried again.
+   * Whether the network failure of a request to `bucket` was the browser
+   * refusing it (its CORS rules, or the local network kept from this page:
+   * see `refusedByBrowser`); such a request is not tried again. Without it,
+   * every network failure is tried again.
    */
-  refusedByCors?: (bucket: string) => Promise<boolean>;
+  refusedByBrowser?: (bucket: string) => Promise<boolean>;
   /**
    * The SDK's HTTP handler. Default: the browser's fetch. Unit tests pass one
    * that answers as S3 does, to test the SDK's errors and retries.
@@ -648,7 +649,7 @@ class SdkObjectStore implements IObjectStore {
     bucket: string,
     inUrl = false
   ): S3Client {
-    const refusedByCors = this._config.refusedByCors;
+    const refusedByBrowser = this._config.refusedByBrowser;
     // A client per call is cheap, and picks up refreshed credentials.
     const client = new S3Client({
       region: this._config.region || 'us-east-1',
@@ -662,10 +663,10 @@ class SdkObjectStore implements IObjectStore {
       // (the SDK's standard strategy) before an error reaches the person;
       // a refusal by the bucket's CORS rules is not.
       maxAttempts: MAX_ATTEMPTS,
-      ...(refusedByCors
+      ...(refusedByBrowser
         ? {
-            retryStrategy: new NotRetryingCorsRefusals(MAX_ATTEMPTS, () =>
-              refusedByCors(bucket)
+            retryStrategy: new NotRetryingRefusals(MAX_ATTEMPTS, () =>
+              refusedByBrowser(bucket)
             )
           }
         : {}),
@@ -795,14 +796,15 @@ const MAX_ATTEMPTS = 4;
 
 /**
  * The SDK's standard retries (backoff, throttling, its retry quota), except
- * after a network failure that `refused` tells is the bucket's CORS rules
- * refusing this page. The browser gives the same error for a dropped
+ * after a network failure that `refused` tells is the browser refusing the
+ * request (the bucket's CORS rules, or the local network kept from this
+ * page). The browser gives the same error for a dropped
  * connection, which another try may cure; a refusal answers every try the
  * same, and the tries and their pauses only keep the person waiting. (A rule
  * that lets this page's GETs in but not another method cannot be told from
  * a dropped connection: that request is tried again.)
  */
-class NotRetryingCorsRefusals implements RetryStrategyV2 {
+class NotRetryingRefusals implements RetryStrategyV2 {
   constructor(
     maxAttempts: number,
     private readonly _refused: () => Promise<boolean>

@@ -332,31 +332,31 @@ export async function diagnoseNetworkFailure(
 }
 
 /**
- * Whether a network failure of a request to `bucket` was its CORS rules
- * refusing this page (see `networkFailureCause`): trying again may cure the
- * other causes, not a refusal.
+ * Whether a network failure of a request to `bucket` was the browser
+ * refusing it: the bucket's CORS rules keep this page out, or the browser
+ * keeps it from the local network (see `networkFailureCause`). Trying again
+ * may cure the other causes, not a refusal.
  */
-export async function refusedByCors(
+export async function refusedByBrowser(
   endpointUrl: string,
   bucket: string,
   fetchImpl: typeof fetch = fetch,
   forcePathStyle = true
 ): Promise<boolean> {
-  return (
-    (await networkFailureCause(
-      endpointUrl,
-      bucket,
-      fetchImpl,
-      forcePathStyle
-    )) === 'cors'
+  const cause = await networkFailureCause(
+    endpointUrl,
+    bucket,
+    fetchImpl,
+    forcePathStyle
   );
+  return cause === 'cors' || cause === 'local-network';
 }
 
 type FailureCause = 'unreachable' | 'local-network' | 'interrupted' | 'cors';
 
 /**
  * How long the cause of a failure is remembered: the retries' question
- * (`refusedByCors`) and the error's diagnosis ask about the same failure
+ * (`refusedByBrowser`) and the error's diagnosis ask about the same failure
  * within milliseconds, and each answer costs two requests.
  */
 export const CAUSE_REMEMBERED_MS = 2000;

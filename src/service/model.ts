@@ -22,7 +22,7 @@ import type { IObjectStoreConfig } from '../s3/client';
 import { CredentialsProvider, ICredentialsRequest } from '../s3/credentials';
 import {
   diagnoseNetworkFailure,
-  refusedByCors,
+  refusedByBrowser,
   toBookshelfError
 } from '../s3/diagnosis';
 import { loadObjectStore } from '../s3/loader';
@@ -126,8 +126,8 @@ export class BookshelfModel implements IBookshelfBackend {
       region: settings.region,
       forcePathStyle: settings.forcePathStyle,
       credentials: () => this._options.credentials.get(settings, request),
-      refusedByCors: bucket =>
-        refusedByCors(
+      refusedByBrowser: bucket =>
+        refusedByBrowser(
           this.serviceUrl(settings),
           bucket,
           this._options.fetch,

@@ -42,6 +42,12 @@ test('a clone says the browser keeps this page from the S3 service, and how to a
   page,
   tmpPath
 }) => {
+  const blocked: string[] = [];
+  page.on('requestfailed', request => {
+    if (request.url().includes('/examples/intro.ipynb')) {
+      blocked.push(request.method());
+    }
+  });
   await cloneInDialog(page, {
     s3_bucket: 'examples',
     s3_key: 'intro.ipynb',
@@ -49,6 +55,8 @@ test('a clone says the browser keeps this page from the S3 service, and how to a
   });
   const notification = toast(page, BLOCKED);
   await expect(notification).toBeVisible({ timeout: 30000 });
+  // Tried once: a refusal answers every try the same.
+  expect(blocked).toEqual(['GET']);
   const dialog = await openErrorDetails(page, notification);
   await expect(dialog.locator('.jp-Dialog-header')).toContainText(
     'S3 service blocked by the browser'
