@@ -9,6 +9,7 @@ import {
   IJupyterLabPageFixture,
   test
 } from '@jupyterlab/galata';
+import type { Page } from '@playwright/test';
 import { createHash } from 'crypto';
 import * as fs from 'fs';
 import * as path from 'path';
@@ -47,6 +48,26 @@ export function fixture(): IFixtureInfo {
   return JSON.parse(
     fs.readFileSync(path.join(runDir(), 'fixture.json'), 'utf8')
   );
+}
+
+/**
+ * `test.use` options for a browser of a spec file's own: the project's
+ * launch options with `args` added (and another `executablePath`, if
+ * given). Launch options are the worker's: such a file gets a worker, and
+ * a browser, of its own.
+ */
+export function ownBrowser(args: string[], executablePath?: string): any {
+  return {
+    launchOptions: [
+      async ({ launchOptions }: any, use: any) =>
+        use({
+          ...launchOptions,
+          ...(executablePath ? { executablePath } : {}),
+          args: [...(launchOptions.args ?? []), ...args]
+        }),
+      { scope: 'worker' }
+    ]
+  };
 }
 
 /**
@@ -252,7 +273,7 @@ export async function putObject(
  * name.
  */
 export async function callBookshelf<T>(
-  page: IJupyterLabPageFixture,
+  page: Page,
   method: 'clone' | 'publish' | 'info',
   ...args: unknown[]
 ): Promise<T> {
@@ -293,7 +314,7 @@ export async function cloneRecordingProgress(
 /**
  * The page's IBookshelf service as `window.bookshelfUnderTest`.
  */
-async function exposeBookshelf(page: IJupyterLabPageFixture): Promise<void> {
+async function exposeBookshelf(page: Page): Promise<void> {
   await page.evaluate(async () => {
     if ((window as any).bookshelfUnderTest) {
       return;
@@ -333,10 +354,7 @@ export async function listFolder(
 /**
  * A file's text from the Jupyter file tree.
  */
-export async function readFile(
-  page: IJupyterLabPageFixture,
-  filePath: string
-): Promise<string> {
+export async function readFile(page: Page, filePath: string): Promise<string> {
   return page.evaluate(async p => {
     const app = (window as any).jupyterapp;
     const model = await app.serviceManager.contents.get(p, {

@@ -18,6 +18,7 @@ import {
   getObject,
   namesOnDisk,
   notebookText,
+  ownBrowser,
   readFile
 } from './helpers';
 import {
@@ -41,19 +42,7 @@ const LAN_HOST = 'bookshelf-lan.test';
 // folder) and the checks on disk and S3 go on from Node as in other files,
 // so the pages here are opened by hand, without Galata's mocks, which
 // Node would have to fetch from LAN_HOST.
-test.use({
-  launchOptions: [
-    async ({ launchOptions }: any, use: any) =>
-      use({
-        ...launchOptions,
-        args: [
-          ...(launchOptions.args ?? []),
-          `--host-resolver-rules=MAP ${LAN_HOST} 127.0.0.1`
-        ]
-      }),
-    { scope: 'worker' }
-  ]
-} as any);
+test.use(ownBrowser([`--host-resolver-rules=MAP ${LAN_HOST} 127.0.0.1`]));
 
 /**
  * Lab at `folder` in a browser context of its own, by LAN_HOST; with
@@ -90,11 +79,6 @@ async function openByLanName(
     `http://${LAN_HOST}:${fixture().lab_port}/lab/tree/${folder}`
   );
   return page;
-}
-
-/** `callBookshelf` on a page Galata did not open (it only evaluates). */
-function call<T>(page: Page, method: 'clone' | 'publish', ...args: unknown[]) {
-  return callBookshelf<T>(page as any, method, ...args);
 }
 
 /**
@@ -138,7 +122,7 @@ test('two browsers clone one key three times each at once: six files, each the o
   };
   const models = await Promise.all(
     [first, first, first, second, second, second].map(page =>
-      call<any>(page, 'clone', request)
+      callBookshelf<any>(page, 'clone', request)
     )
   );
   const expected = cloneNames('q3', '.ipynb', 6);
@@ -146,7 +130,7 @@ test('two browsers clone one key three times each at once: six files, each the o
   expect(namesOnDisk(tmpPath)).toEqual(expected);
   const object = (await getObject('examples', request.s3_key))!.body;
   for (const name of expected) {
-    expect(await readFile(first as any, `${tmpPath}/${name}`)).toBe(
+    expect(await readFile(first, `${tmpPath}/${name}`)).toBe(
       object.toString('utf8')
     );
   }
@@ -173,7 +157,7 @@ test("a clone link by this name lands in Lab by this name, and clones into the l
   // (Opened after the clone: Jupyter's checkpoint folder is there too.)
   expect(filesInFolder(tmpPath)).toEqual(['intro.ipynb']);
   const object = (await getObject('examples', 'intro.ipynb'))!.body;
-  expect(await readFile(page as any, `${tmpPath}/intro.ipynb`)).toBe(
+  expect(await readFile(page, `${tmpPath}/intro.ipynb`)).toBe(
     object.toString('utf8')
   );
   await page.context().close();
@@ -181,18 +165,16 @@ test("a clone link by this name lands in Lab by this name, and clones into the l
 
 test('a notebook publishes, its bytes on S3', async ({ browser, tmpPath }) => {
   const page = await openByLanName(browser, tmpPath);
-  const model = await call<any>(page, 'clone', {
+  const model = await callBookshelf<any>(page, 'clone', {
     s3_bucket: 'examples',
     s3_key: 'intro.ipynb',
     target_path: `${tmpPath}/`
   });
-  const result = await call<any>(page, 'publish', model.path, {
+  const result = await callBookshelf<any>(page, 'publish', model.path, {
     overwrite: true
   });
   const stored = await getObject('published', model.path);
-  expect(stored!.body.toString('utf8')).toBe(
-    await readFile(page as any, model.path)
-  );
+  expect(stored!.body.toString('utf8')).toBe(await readFile(page, model.path));
   expect(result.version_id).toBe(stored!.versionId);
   await page.context().close();
 });
@@ -218,13 +200,13 @@ test('on an S3 service that checks signatures (s3rver), a clone and a publish ar
     { cell_type: 'markdown', metadata: {}, source: ['# Signed'] }
   ]);
   await writeObject('examples', key, text);
-  const model = await call<any>(page, 'clone', {
+  const model = await callBookshelf<any>(page, 'clone', {
     s3_bucket: 'examples',
     s3_key: key,
     target_path: `${tmpPath}/`
   });
-  expect(await readFile(page as any, model.path)).toBe(text);
-  const published = await call<any>(page, 'publish', model.path);
+  expect(await readFile(page, model.path)).toBe(text);
+  const published = await callBookshelf<any>(page, 'publish', model.path);
   expect(published.s3_path).toBe(`s3://published/${model.path}`);
   expect(await readObject('published', model.path)).toBe(text);
   await page.context().close();

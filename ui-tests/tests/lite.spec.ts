@@ -125,7 +125,6 @@ test.describe('JupyterLite', () => {
     const page = await context.newPage();
     try {
       await openApp(page, `${lite}/lab/index.html`);
-      const lab = page as any;
       await page.evaluate(
         folder =>
           (window as any).jupyterapp.serviceManager.contents.save(folder, {
@@ -134,7 +133,7 @@ test.describe('JupyterLite', () => {
         folder
       );
       const clone = (s3_key: string) =>
-        callBookshelf<any>(lab, 'clone', {
+        callBookshelf<any>(page, 'clone', {
           s3_bucket: 'examples',
           s3_key,
           target_path: `${folder}/`
@@ -151,7 +150,7 @@ test.describe('JupyterLite', () => {
         md5(Buffer.from(await liteBase64(page, data.path), 'base64'))
       ).toBe(md5(binary));
       // It publishes back as it is stored (read and checked in the page).
-      const published = await callBookshelf<any>(lab, 'publish', second.path, {
+      const published = await callBookshelf<any>(page, 'publish', second.path, {
         destination: `${folder}/big.ipynb`
       });
       expect(published.s3_path).toBe(`s3://published/${folder}/big.ipynb`);
@@ -228,7 +227,7 @@ test.describe('JupyterLite', () => {
       await openApp(page, `${lite}/lab/index.html`);
       let error: { code: string; message: string } | null = null;
       try {
-        await callBookshelf(page as any, 'clone', {
+        await callBookshelf(page, 'clone', {
           s3_bucket: 'examples',
           s3_key: `lite/${name}`
         });

@@ -95,7 +95,7 @@ export async function expectTabsCloneWithoutLoss(
       const cloneThrice = (tab: Page) =>
         Promise.all(
           [0, 1, 2].map(() =>
-            callBookshelf<any>(tab as any, 'clone', {
+            callBookshelf<any>(tab, 'clone', {
               s3_bucket: 'examples',
               s3_key: key,
               target_path: `${folder}/`

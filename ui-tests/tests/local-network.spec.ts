@@ -9,7 +9,7 @@
  * as when the person refuses.
  */
 import { expect, test } from './fixtures';
-import { namesOnDisk } from './helpers';
+import { namesOnDisk, ownBrowser } from './helpers';
 import {
   cloneInDialog,
   infoCheck,
@@ -20,21 +20,14 @@ import {
 
 const CHROMIUM = process.env.BOOKSHELF_FULL_CHROMIUM || '/usr/bin/chromium';
 
-test.use({
-  // A browser of this file's own (launch options are the worker's).
-  launchOptions: [
-    async ({ launchOptions }: any, use: any) =>
-      use({
-        ...launchOptions,
-        executablePath: CHROMIUM,
-        args: [
-          ...(launchOptions.args ?? []),
-          `--ip-address-space-overrides=127.0.0.1:${process.env.BOOKSHELF_TEST_LAB_PORT}=public`
-        ]
-      }),
-    { scope: 'worker' }
-  ]
-} as any);
+test.use(
+  ownBrowser(
+    [
+      `--ip-address-space-overrides=127.0.0.1:${process.env.BOOKSHELF_TEST_LAB_PORT}=public`
+    ],
+    CHROMIUM
+  )
+);
 
 const BLOCKED = 'The browser did not let this page reach the S3 service at';
 
