@@ -43,7 +43,7 @@ CHROMIUM := /usr/bin/chromium
 HEADLESS_SHELL := /usr/bin/chromium-headless-shell
 # nginx, for the UI tests of clones behind a proxy with a body size limit.
 NGINX := /usr/sbin/nginx
-FRONTEND_SOURCES := $(shell find src style schema -type f 2>/dev/null) package.json tsconfig.json webpack.config.js
+FRONTEND_SOURCES := $(shell find src style schema buildutils -type f 2>/dev/null) package.json tsconfig.json webpack.config.js
 
 .PHONY: help setup demo demo-hub test bench bench-large screenshots lint clean
 
