@@ -14,6 +14,47 @@ test.describe('the extension in JupyterLab', () => {
     expect(active).toEqual([true, true, true]);
   });
 
+  test("loads on JupyterLab's shared packages, with no warning or error from its loader", async ({
+    page
+  }) => {
+    // The module federation runtime is partly the build's own
+    // (buildutils/slim-runtime.js): a wrong version choice or a failed chunk
+    // shows here as a console message, a missing plugin or a missing token.
+    const messages: string[] = [];
+    page.on('console', message => {
+      if (['warning', 'error'].includes(message.type())) {
+        messages.push(message.text());
+      }
+    });
+    await page.reload();
+    await page.waitForFunction(() =>
+      (window as any).jupyterapp?.isPluginActivated(
+        'jupyterlab-bookshelf:publish'
+      )
+    );
+    const active = await page.evaluate(() => {
+      const app = (window as any).jupyterapp;
+      return app
+        .listPlugins()
+        .filter((id: string) => id.startsWith('jupyterlab-bookshelf:'))
+        .map((id: string) => [id, app.isPluginActivated(id)]);
+    });
+    expect(active).toEqual([
+      ['jupyterlab-bookshelf:core', true],
+      ['jupyterlab-bookshelf:info', true],
+      ['jupyterlab-bookshelf:clone', true],
+      ['jupyterlab-bookshelf:publish', true],
+      ['jupyterlab-bookshelf:settings-form', true]
+    ]);
+    expect(
+      messages.filter(text =>
+        /Unsatisfied version|Shared module|ChunkLoadError|Loading chunk|bookshelf/i.test(
+          text
+        )
+      )
+    ).toEqual([]);
+  });
+
   test('lists the Bookshelf commands in the palette', async ({ page }) => {
     await page.evaluate(() =>
       (window as any).jupyterapp.commands.execute(
