@@ -19,6 +19,7 @@
  * Errors are real `ServerConnection.ResponseError`s.
  */
 
+import { Buffer } from 'buffer';
 import { Contents, ServerConnection } from '@jupyterlab/services';
 import type {
   ICommitter,
@@ -231,7 +232,7 @@ export class FakeContentsManager {
         );
       }
       const chunk = this.options.base64Chunks
-        ? Uint8Array.from(atob(String(options.content)), c => c.charCodeAt(0))
+        ? decodeBase64(String(options.content))
         : decodeContent(options.content, options.format);
       // Chunk 1 truncates; every other chunk appends (opening with 'ab').
       bytes =
@@ -651,11 +652,10 @@ function decodeBase64(text: string): Uint8Array {
 }
 
 function encodeBase64(bytes: Uint8Array): string {
-  let binary = '';
-  for (let i = 0; i < bytes.length; i++) {
-    binary += String.fromCharCode(bytes[i]);
-  }
-  return btoa(binary);
+  // A byte at a time into a string made megabytes of garbage per model.
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length).toString(
+    'base64'
+  );
 }
 
 function concat(first: Uint8Array, second: Uint8Array): Uint8Array {
