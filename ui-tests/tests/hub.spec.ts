@@ -47,6 +47,14 @@ async function logIn(
   // The hub spawns the user's server on first login.
   await page.waitForURL(new RegExp(`/user/${user}/lab`), { timeout: 90000 });
   await page.locator('#jp-main-dock-panel').waitFor({ timeout: 60000 });
+  // Lab is ready once it has restored the user's workspace (their open
+  // notebooks start their kernels meanwhile), as a person waits for it; the
+  // tab is the one in front, as theirs is.
+  await page.waitForFunction(() => (window as any).jupyterapp, undefined, {
+    timeout: 60000
+  });
+  await page.evaluate(() => (window as any).jupyterapp.restored);
+  await page.bringToFront();
   return page;
 }
 
