@@ -640,6 +640,9 @@ test.describe('clone through the API', () => {
     page,
     tmpPath
   }) => {
+    // Four clones of 9 MB through base64 chunks: over a minute on a loaded
+    // two-core machine (92 s in one run), against 90 s by default.
+    test.setTimeout(240000);
     // A page of its own, as the page learns that the create path is
     // missing. An older server extension: the first clone has gathered a Blob for
     // the create path, and saves it in chunks once that is missing; the
