@@ -169,7 +169,7 @@ def check_notebook_stream(file: BinaryIO, purpose: Purpose = "clone") -> None:
     start = file.tell()
     try:
         outline = _outline(_events(file.read))
-    except ijson.JSONError:
+    except _BROKEN:
         file.seek(start)
         raise _syntax_error(file) from None
     check_notebook_value(outline, purpose)
@@ -182,10 +182,15 @@ def check_notebook_once(file: BinaryIO, purpose: Purpose = "clone") -> bool:
     (``check_notebook_stream``)."""
     try:
         outline = _outline(_events(file.read))
-    except ijson.JSONError:
+    except _BROKEN:
         return False
     check_notebook_value(outline, purpose)
     return True
+
+
+#: What ijson raises where JSON or UTF-8 breaks: yajl takes a surrogate encoded in UTF-8
+#: (b"\xed\xa0\x80"), which Python's decoder, as the browser's, refuses.
+_BROKEN = (ijson.JSONError, UnicodeDecodeError)
 
 
 def _events(read: Callable[[int], bytes]) -> Iterator[tuple[str, Any]]:

@@ -128,6 +128,7 @@ def test_a_body_damaged_on_the_way_is_refused_and_nothing_stays(run, create, jp_
         (b'{"cells": [', "not valid JSON"),
         (b'{"nbformat": 4, "nbformat_minor": 5, "metadata": {}}', "'cells' is missing"),
         (b"\xff\xfe{}", "not UTF-8"),
+        (b'{"a": "\xed\xa0\x80"}', "not UTF-8"),  # a surrogate, which yajl takes
     ],
 )
 def test_a_notebook_that_is_not_one_is_refused_and_nothing_stays(
@@ -352,6 +353,7 @@ def test_a_large_notebook_is_checked_as_it_arrives_and_kept_whole(run, create, j
         (lambda data: data.replace(b'"nbformat": 4', b'"nbformat": 9', 1), "nbformat"),
         (lambda data: data.replace(b'"outputs"', b', "outputs"', 1), "not valid JSON"),
         (lambda data: data[: len(data) // 2] + b"\xff" + data[len(data) // 2 :], "not UTF-8"),
+        (lambda data: data.replace(b"print", b"\xed\xa0\x80", 1), "not UTF-8"),
     ],
 )
 def test_a_large_body_that_is_not_a_notebook_is_refused_and_nothing_stays(

@@ -38,6 +38,8 @@ CASES = [
     b"[" * 300 + b"]" * 300, b"[" * 200 + b"]" * 200,
     b'{"a":' + b"[" * 199 + b"]" * 199 + b"}", b'{"a":' + b"[" * 200 + b"]" * 200 + b"}",
     nb() + b" x", b"\xef\xbb\xbf" + nb(), b'{"a":"\xff"}', nb()[:-1],
+    # A surrogate encoded in UTF-8: yajl takes it, Python's decoder (as the browser's) does not.
+    b'{"a":"\xed\xa0\x80"}',
     b'{"nbformat":4,"nbformat":3,"nbformat_minor":0,"metadata":{},"worksheets":[]}',
     b'{"nbformat":3,"nbformat_minor":0,"metadata":{},"worksheets":[{"cells":1,"cells":[]}]}',
     b'{"nbformat":3,"nbformat_minor":0,"metadata":{},"worksheets":[{"cells":[],"cells":2}]}',
