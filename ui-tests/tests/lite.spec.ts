@@ -96,6 +96,9 @@ test.describe('JupyterLite', () => {
   test('a notebook above 8 MiB and a binary file are cloned into the browser byte for byte, and a name taken is never overwritten', async ({
     browser
   }) => {
+    // Three clones of 9-10 MiB into IndexedDB, a publish and a second page:
+    // under a minute on a quiet machine, 90 s on a loaded one.
+    test.setTimeout(240000);
     const lite = fixture().lite_url;
     const folder = `lite-large-${uid()}`;
     // A notebook of 12 MiB whose middle is one long base64 string (an
