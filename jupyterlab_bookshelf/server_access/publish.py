@@ -671,7 +671,9 @@ async def server_publish(
 
 
 class _PartHashes:
-    """A file read through, hashed part by part as S3 hashes a multipart upload's parts."""
+    """A file read through, hashed part by part as S3 hashes a multipart upload's parts; each
+    byte once, however often it is read (the check reads the file again when its quick pass
+    is not sure)."""
 
     def __init__(
         self,
@@ -688,8 +690,12 @@ class _PartHashes:
         self.size = 0
 
     def read(self, size: int = -1) -> bytes:
+        position = self._file.tell()
+        if position > self.size:
+            raise ValueError("the file is hashed in order; a read cannot skip bytes")
         chunk = self._file.read(size)
-        view = memoryview(chunk)
+        view = memoryview(chunk)[self.size - position :]  # the bytes not hashed yet
+        hashed = len(view)
         while view:
             count = min(self._part_size - self._in_part, len(view))
             self._part.update(view[:count])
@@ -700,14 +706,14 @@ class _PartHashes:
                 self._part, self._in_part = hashlib.md5(), 0
                 if self._on_part:
                     self._on_part(len(self._digests) - 1, self._digests[-1])
-        self.size += len(chunk)
+        self.size += hashed
         return chunk
 
     def tell(self) -> int:
         return self._file.tell()
 
     def seek(self, offset: int, whence: int = 0) -> int:
-        # Only a failed check goes back (to quote the text near the error).
+        # The check goes back to read the file again, or to quote the text near an error.
         return self._file.seek(offset, whence)
 
     def part_digests(self) -> list[bytes]:

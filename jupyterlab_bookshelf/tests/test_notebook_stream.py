@@ -12,6 +12,7 @@ from jupyterlab_bookshelf.errors import BookshelfError
 from jupyterlab_bookshelf.server_access import notebook as notebook_module
 from jupyterlab_bookshelf.server_access.notebook import (
     check_notebook_bytes,
+    check_notebook_exactly,
     check_notebook_stream,
 )
 
@@ -136,7 +137,7 @@ def test_a_long_string_is_read_in_growing_pieces_then_in_small_ones_again():
         ensure_ascii=False,
     ).encode()
     file = _AskedSizes(data)
-    check_notebook_stream(file, "publish")
+    check_notebook_exactly(file, "publish")
     # The first piece gives the events of the start; 20 MiB of string follow, which
     # 1 + 2 + 4 + 8 + 16 MiB more reach past.
     assert file.asked[:6] == [piece, piece, 2 * piece, 4 * piece, 8 * piece, 16 * piece]
@@ -149,7 +150,7 @@ def test_the_pieces_of_a_long_string_grow_to_a_bound():
     bound = notebook_module.MAX_READ_SIZE
     try:
         notebook_module.READ_SIZE, notebook_module.MAX_READ_SIZE = 100, 400
-        check_notebook_stream(file, "publish")
+        check_notebook_exactly(file, "publish")
     finally:
         notebook_module.READ_SIZE, notebook_module.MAX_READ_SIZE = 1024 * 1024, bound
     # The first piece gives the events of the start, then the string.

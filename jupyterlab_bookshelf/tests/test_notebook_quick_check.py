@@ -1,0 +1,271 @@
+"""The quick notebook check (``quick_outline``): a notebook in Jupyter's layout is checked a cell
+at a time by msgspec, and the verdict is always the exact check's; what the quick check is not
+sure of goes to the exact check."""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import random
+
+import nbformat
+import pytest
+
+from jupyterlab_bookshelf.server_access import notebook as notebook_module
+from jupyterlab_bookshelf.server_access.notebook import (
+    MAX_NOTEBOOK_DEPTH,
+    check_notebook_bytes,
+    check_notebook_exactly,
+    check_notebook_stream,
+    quick_outline,
+)
+from jupyterlab_bookshelf.server_access.publish import check_publishable_file
+
+from .test_notebook_stream import outcome
+
+
+def saved(notebook: dict) -> bytes:
+    """A notebook as Jupyter saves it (``nbformat.writes``: one space of indentation, sorted
+    keys, text as it is)."""
+    return (json.dumps(notebook, indent=1, sort_keys=True, ensure_ascii=False) + "\n").encode()
+
+
+def notebook(cells: list, **fields) -> dict:
+    return {"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5, **fields}
+
+
+def code(source: str, outputs: list | None = None) -> dict:
+    return {
+        "cell_type": "code",
+        "execution_count": 1,
+        "id": "a1",
+        "metadata": {},
+        "outputs": outputs or [],
+        "source": source,
+    }
+
+
+#: Strings that trip a scanner: brackets, quotes and backslashes inside text, escapes.
+TRICKY = [
+    'print("}")',
+    'a\\"b\\\\',
+    "\\",
+    '"',
+    "[{",
+    "]}",
+    '\\u005c"',
+    "é ✓ 漢字 \U0001f600",
+    "\n  }\n ],",
+    "line\r\n",
+]
+
+SAVED = [
+    saved(notebook([code("print(1)")])),
+    saved(notebook([code(text) for text in TRICKY])),
+    saved(notebook([code("x", [{"output_type": "stream", "name": "stdout", "text": TRICKY}])])),
+    saved(notebook([{"cell_type": "raw", "id": "m", "metadata": {"a": [[[1]]]}, "source": ""}])),
+    saved(notebook([code("1")], metadata={"kernelspec": {"name": "py"}, "x": [1.5, -0, 1e300]})),
+    saved(notebook([code("1")], nbformat="4")),
+    saved(notebook([code("1")], nbformat=5)),
+    saved(notebook([code("1")], nbformat=3)),
+    saved(notebook([code("1")], nbformat=4.0, nbformat_minor=2.5)),
+    saved(notebook([code("1")], metadata=[])),
+    saved({"cells": [code("1")], "nbformat": 4, "nbformat_minor": 5}),
+    json.dumps(notebook([code("1"), code("2")]), indent=2).encode(),
+    nbformat.writes(
+        nbformat.v4.new_notebook(
+            cells=[nbformat.v4.new_code_cell("print('é')"), nbformat.v4.new_markdown_cell("# T")]
+        )
+    ).encode(),
+]  # fmt: skip
+
+DEEP_CELL = "[" * 197 + "]" * 197  # with the cell object: depth 198, the notebook's 200
+
+
+def in_a_cell(text: str | bytes) -> bytes:
+    """A saved notebook with ``text`` as the value of a cell's field, as it is."""
+    raw = text if isinstance(text, bytes) else text.encode()
+    return saved(notebook([code("MARK")])).replace(b'"MARK"', raw)
+
+
+NOT_SURE = [
+    # Another layout.
+    json.dumps(notebook([code("1")])).encode(),
+    saved(notebook([])),
+    json.dumps({"metadata": {}, **notebook([code("1")])}, indent=1).encode(),  # cells second
+    # Cells that are not objects (no line of their own closes them).
+    saved(notebook([code("1"), 1, "x", [], None])),
+    # Valid JSON msgspec does not take: a lone surrogate escape, a number beyond a double.
+    in_a_cell('"\\ud800"'),
+    saved(notebook([code("1")])).replace(b'"nbformat": 4', b'"nbformat": 1e400'),
+    # Too deep, in a cell and at the top.
+    in_a_cell(DEEP_CELL.replace("[", "[[", 1).replace("]", "]]", 1)),
+    saved(notebook([code("1")], metadata={"a": json.loads("[" * 199 + "]" * 199)})),
+    # Not JSON, or not UTF-8, inside a cell and after the cells.
+    in_a_cell("NaN"),
+    in_a_cell('"a\nb"'),
+    in_a_cell("[1,]"),
+    in_a_cell(b'"\xff"'),
+    in_a_cell(b'"\xed\xa0\x80"'),
+    saved(notebook([code("1")])) + b"x",
+    saved(notebook([code("1")]))[:-3],
+    saved(notebook([code("1")])).replace(b'"nbformat": 4', b'"nbformat": 4,'),
+    # A line that looks like a cell's end inside a cell.
+    in_a_cell('{"a": 1\n  }'),
+]  # fmt: skip
+
+
+@pytest.fixture
+def no_exact_check(monkeypatch):
+    """Fail any use of the exact check: the quick one must be sure."""
+
+    def refuse(read):
+        raise AssertionError("the exact check was used")
+
+    monkeypatch.setattr(notebook_module, "_events", refuse)
+
+
+@pytest.mark.parametrize("data", SAVED)
+def test_a_saved_notebook_is_checked_quickly(data, no_exact_check):
+    for purpose in ("clone", "publish"):
+        expected = outcome(check_notebook_bytes, data, purpose)
+        assert outcome(check_notebook_stream, io.BytesIO(data), purpose) == expected
+
+
+@pytest.mark.parametrize("data", [in_a_cell(DEEP_CELL), in_a_cell('"\\"\\\\[[[["')])
+def test_the_deepest_cell_jupyter_opens_is_checked_quickly(data, no_exact_check):
+    assert outcome(check_notebook_stream, io.BytesIO(data), "publish") is None
+
+
+@pytest.mark.parametrize("data", NOT_SURE)
+def test_what_the_quick_check_is_not_sure_of_gets_the_exact_verdict(data):
+    assert quick_outline(io.BytesIO(data).read) is None
+    for purpose in ("clone", "publish"):
+        assert outcome(check_notebook_stream, io.BytesIO(data), purpose) == outcome(
+            check_notebook_exactly, io.BytesIO(data), purpose
+        )
+
+
+def test_windows_line_ends_are_checked_quickly(no_exact_check):
+    data = saved(notebook([code("a"), code("b")])).replace(b"\n", b"\r\n")
+    assert outcome(check_notebook_stream, io.BytesIO(data), "publish") is None
+
+
+def test_cells_larger_than_a_read_and_text_cut_between_reads(monkeypatch, no_exact_check):
+    monkeypatch.setattr(notebook_module, "READ_SIZE", 1000)
+    text = "é✓漢" * 700  # multi-byte characters across the reads' ends
+    cells = [code(text), code("x" * 5000), code("1")] * 3
+    data = saved(notebook(cells))
+    for purpose in ("clone", "publish"):
+        assert outcome(check_notebook_stream, io.BytesIO(data), purpose) is None
+
+
+def test_a_cell_larger_than_the_quick_checks_bound_gets_the_exact_check(monkeypatch):
+    monkeypatch.setattr(notebook_module, "READ_SIZE", 1000)
+    monkeypatch.setattr(notebook_module, "QUICK_MAX_PIECE", 4000)
+    data = saved(notebook([code("1"), code("x" * 10_000)]))
+    assert quick_outline(io.BytesIO(data).read) is None
+    assert outcome(check_notebook_stream, io.BytesIO(data), "publish") is None
+
+
+def test_memory_is_flat_in_the_notebook_size(monkeypatch):
+    """A 40 MB notebook of 400 cells: the buffer never holds more than two reads and a cell."""
+    largest = 0
+    more = notebook_module._Blocks.more
+
+    def recorded(self, *args):
+        nonlocal largest
+        grew = more(self, *args)
+        largest = max(largest, len(self.buffer))
+        return grew
+
+    monkeypatch.setattr(notebook_module._Blocks, "more", recorded)
+    data = saved(notebook([code("x" * 100_000)] * 400))
+    assert len(data) > 40_000_000
+    assert quick_outline(io.BytesIO(data).read) is not None
+    assert largest <= 2 * notebook_module.READ_SIZE + 100_100 + notebook_module._LOOK_AHEAD
+
+
+def mutations(data: bytes, count: int, seed: int):
+    """``count`` copies of ``data``, each with one byte deleted, inserted or replaced, at
+    random (the same each run): bytes that matter to JSON, to UTF-8 and to the layout."""
+    alphabet = b'{}[]",:\\ \n\r\t0123456789.-+eEtrufalsnNI/\x00\x1f\x7f\xc3\xa9\xff'
+    chance = random.Random(seed)
+    for _ in range(count):
+        at = chance.randrange(len(data))
+        kind = chance.choice(("delete", "insert", "replace"))
+        byte = bytes([chance.choice(alphabet)])
+        if kind == "delete":
+            yield data[:at] + data[at + 1 :]
+        elif kind == "insert":
+            yield data[:at] + byte + data[at:]
+        else:
+            yield data[:at] + byte + data[at + 1 :]
+
+
+def test_the_quick_check_agrees_with_the_exact_one_on_thousands_of_damaged_notebooks(monkeypatch):
+    """Soundness: whatever the quick check accepts is valid JSON, nested within the limit,
+    and gets the verdict the whole-file check and the exact check give."""
+    stream = {"output_type": "stream", "name": "stdout"}
+    cells = [code(text, [{**stream, "text": [text, "x"]}]) for text in TRICKY]
+    base = saved(notebook(cells, metadata={"language_info": {"name": "python", "version": [3]}}))
+    accepted = 0
+    for data in mutations(base, 3000, seed=15):
+        outline = quick_outline(io.BytesIO(data).read)
+        expected = outcome(check_notebook_exactly, io.BytesIO(data), "publish")
+        if outline is not None:
+            accepted += 1
+            value = json.loads(data.decode("utf-8"))
+            assert not notebook_module._depth_exceeds(value, MAX_NOTEBOOK_DEPTH)
+            verdict = outcome(notebook_module.check_notebook_value, outline, "publish")
+            assert verdict == expected == outcome(check_notebook_bytes, data, "publish")
+        assert outcome(check_notebook_stream, io.BytesIO(data), "publish") == expected
+    # Most changes inside strings and whitespace leave a valid notebook: the quick check took
+    # its share, so the assertions above were put to it.
+    assert accepted > 600
+
+
+def depth(value) -> int:
+    if isinstance(value, dict):
+        return 1 + max(map(depth, value.values()), default=0)
+    if isinstance(value, list):
+        return 1 + max(map(depth, value), default=0)
+    return 0
+
+
+def random_value(chance: random.Random, level: int = 0):
+    kind = chance.randrange(6 if level < 12 else 3)
+    if kind == 0:
+        return chance.choice(TRICKY + ["", "\\\\", '\\"'])
+    if kind == 1:
+        return chance.choice([0, -1.5, True, None, 1e10])
+    if kind == 2:
+        return chance.choice(["[", "]", "{", "}", '"]"', "\\"]) * chance.randrange(4)
+    if kind == 3:
+        return [random_value(chance, level + 1) for _ in range(chance.randrange(4))]
+    return {
+        chance.choice(TRICKY + ["k"]) + str(index): random_value(chance, level + 1)
+        for index in range(chance.randrange(4))
+    }
+
+
+def test_nesting_counts_brackets_outside_strings_only():
+    chance = random.Random(16)
+    for _ in range(2000):
+        value = random_value(chance)
+        for ascii_only in (True, False):
+            data = json.dumps(value, ensure_ascii=ascii_only).encode()
+            assert notebook_module._nesting(data) == depth(value), data
+
+
+def test_check_publishable_file_hashes_each_byte_once_when_the_file_is_read_again(tmp_path):
+    """A notebook the quick check is not sure of is read twice; the parts' MD5s are the file's."""
+    data = json.dumps(notebook([code("x" * 3000) for _ in range(20)])).encode()  # compact
+    path = tmp_path / "compact.ipynb"
+    path.write_bytes(data)
+    part = 10_000
+    answer = check_publishable_file(str(path), part)
+    expected = [hashlib.md5(data[i : i + part]).hexdigest() for i in range(0, len(data), part)]
+    assert answer["size"] == len(data)
+    assert answer["part_md5s"] == expected
