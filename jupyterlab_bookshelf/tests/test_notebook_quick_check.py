@@ -13,6 +13,7 @@ import nbformat
 import pytest
 
 from jupyterlab_bookshelf.server_access import notebook as notebook_module
+from jupyterlab_bookshelf.server_access import quick_check
 from jupyterlab_bookshelf.server_access.notebook import (
     MAX_NOTEBOOK_DEPTH,
     check_notebook_bytes,
@@ -153,7 +154,7 @@ def test_windows_line_ends_are_checked_quickly(no_exact_check):
 
 
 def test_cells_larger_than_a_read_and_text_cut_between_reads(monkeypatch, no_exact_check):
-    monkeypatch.setattr(notebook_module, "READ_SIZE", 1000)
+    monkeypatch.setattr(quick_check, "READ_SIZE", 1000)
     text = "é✓漢" * 700  # multi-byte characters across the reads' ends
     cells = [code(text), code("x" * 5000), code("1")] * 3
     data = saved(notebook(cells))
@@ -162,8 +163,8 @@ def test_cells_larger_than_a_read_and_text_cut_between_reads(monkeypatch, no_exa
 
 
 def test_a_cell_larger_than_the_quick_checks_bound_gets_the_exact_check(monkeypatch):
-    monkeypatch.setattr(notebook_module, "READ_SIZE", 1000)
-    monkeypatch.setattr(notebook_module, "QUICK_MAX_PIECE", 4000)
+    monkeypatch.setattr(quick_check, "READ_SIZE", 1000)
+    monkeypatch.setattr(quick_check, "QUICK_MAX_PIECE", 4000)
     data = saved(notebook([code("1"), code("x" * 10_000)]))
     assert quick_outline(io.BytesIO(data).read) is None
     assert outcome(check_notebook_stream, io.BytesIO(data), "publish") is None
@@ -172,7 +173,7 @@ def test_a_cell_larger_than_the_quick_checks_bound_gets_the_exact_check(monkeypa
 def test_memory_is_flat_in_the_notebook_size(monkeypatch):
     """A 40 MB notebook of 400 cells: the buffer never holds more than two reads and a cell."""
     largest = 0
-    more = notebook_module._Blocks.more
+    more = quick_check._Blocks.more
 
     def recorded(self, *args):
         nonlocal largest
@@ -180,11 +181,11 @@ def test_memory_is_flat_in_the_notebook_size(monkeypatch):
         largest = max(largest, len(self.buffer))
         return grew
 
-    monkeypatch.setattr(notebook_module._Blocks, "more", recorded)
+    monkeypatch.setattr(quick_check._Blocks, "more", recorded)
     data = saved(notebook([code("x" * 100_000)] * 400))
     assert len(data) > 40_000_000
     assert quick_outline(io.BytesIO(data).read) is not None
-    assert largest <= 2 * notebook_module.READ_SIZE + 100_100 + notebook_module._LOOK_AHEAD
+    assert largest <= 2 * quick_check.READ_SIZE + 100_100 + quick_check._LOOK_AHEAD
 
 
 def mutations(data: bytes, count: int, seed: int):
@@ -256,7 +257,7 @@ def test_nesting_counts_brackets_outside_strings_only():
         value = random_value(chance)
         for ascii_only in (True, False):
             data = json.dumps(value, ensure_ascii=ascii_only).encode()
-            assert notebook_module._nesting(data) == depth(value), data
+            assert quick_check._nesting(data) == depth(value), data
 
 
 def test_check_publishable_file_hashes_each_byte_once_when_the_file_is_read_again(tmp_path):

@@ -606,3 +606,23 @@ def test_the_test_s3_server_verifies_a_crc32_as_s3_does(moto_client, unique):
     assert objects(moto_client, "published", key) == []
     moto_client.put_object(Bucket="published", Key=key, Body=b"body", ChecksumCRC32=right)
     assert read(moto_client, key) == b"body"
+
+
+def test_a_notebook_as_jupyter_saves_it_gets_the_quick_check(
+    api, moto_client, unique, saved, monkeypatch
+):
+    from jupyterlab_bookshelf.server_access import notebook as notebook_module
+
+    def refuse(read):
+        raise AssertionError("the exact check ran")
+
+    monkeypatch.setattr(notebook_module, "_events", refuse)
+    text = json.dumps(json.loads(big_notebook()), indent=1, sort_keys=True, ensure_ascii=False)
+    data = saved(unique + "saved.ipynb", (text + "\n").encode())
+    response = publish(api, unique + "saved.ipynb")
+    assert response.code == 201, response.body
+    assert read(moto_client, f"notebooks/{unique}saved.ipynb") == data
+    saved(unique + "v5.ipynb", data.replace(b'"nbformat": 4', b'"nbformat": 5'))
+    body = assert_error(publish(api, unique + "v5.ipynb"), 400, "NotANotebook")
+    assert "'nbformat' is 5; only version 4 notebooks can be published." in body["message"]
+    assert objects(moto_client, "published", f"notebooks/{unique}v5.ipynb") == []
