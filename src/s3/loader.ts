@@ -13,6 +13,20 @@ let clientModule: Promise<typeof import('./client')> | null = null;
 export async function loadObjectStore(
   config: IObjectStoreConfig
 ): Promise<IObjectStore> {
+  const module = await loadClientModule();
+  return module.createObjectStore(config);
+}
+
+/**
+ * Start loading the S3 SDK for a transfer the person is about to start (a
+ * dialog is open), so that their click does not wait for it. A failure is
+ * left to the call that needs the SDK, which tries again.
+ */
+export function preloadObjectStore(): void {
+  loadClientModule().catch(() => undefined);
+}
+
+function loadClientModule(): Promise<typeof import('./client')> {
   if (!clientModule) {
     clientModule = import(
       /* webpackChunkName: "bookshelf-s3" */ './client'
@@ -22,6 +36,5 @@ export async function loadObjectStore(
       throw error;
     });
   }
-  const module = await clientModule;
-  return module.createObjectStore(config);
+  return clientModule;
 }

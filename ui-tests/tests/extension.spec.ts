@@ -1,5 +1,6 @@
 import { expect, test } from './fixtures';
 import { fixture, objectUrl, s3Headers } from './helpers';
+import { startCommand } from './pages';
 
 test.describe('the extension in JupyterLab', () => {
   test('activates its plugins', async ({ lab }) => {
@@ -124,6 +125,40 @@ test.describe('the extension in JupyterLab', () => {
       page.locator('[data-check="publish-bucket"][data-ok="true"]')
     ).toBeVisible();
     expect(scripts.some(url => url.includes('bookshelf-s3'))).toBe(true);
+  });
+
+  test('the clone dialog loads the S3 SDK while it is open, before the click', async ({
+    page
+  }) => {
+    const scripts: string[] = [];
+    const s3 = new URL(objectUrl('examples', 'intro.ipynb')).origin;
+    const s3Requests: string[] = [];
+    page.on('request', request => {
+      if (request.resourceType() === 'script') {
+        scripts.push(request.url());
+      }
+      if (request.url().startsWith(s3)) {
+        s3Requests.push(request.url());
+      }
+    });
+    await page.reload();
+    await page.waitForSelector('#jupyterlab-splash', { state: 'detached' });
+    expect(scripts.filter(url => url.includes('bookshelf-s3'))).toEqual([]);
+    await startCommand(page, 'bookshelf:clone', {
+      s3_bucket: 'examples',
+      s3_key: 'intro.ipynb'
+    });
+    const dialog = page.locator('.jp-Dialog');
+    await expect(dialog.locator('input[name="key"]')).toHaveValue(
+      'intro.ipynb'
+    );
+    await expect
+      .poll(() => scripts.some(url => url.includes('bookshelf-s3')))
+      .toBe(true);
+    // Cancelled: loading the code sent nothing to S3.
+    await dialog.getByRole('button', { name: 'Cancel' }).click();
+    await expect(dialog).toHaveCount(0);
+    expect(s3Requests).toEqual([]);
   });
 });
 
