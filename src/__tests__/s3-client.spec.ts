@@ -12,8 +12,7 @@ import { ReadableStream as NodeReadableStream } from 'stream/web';
 import { BookshelfError } from '../errors/errors';
 import { blobBody, cacheMode, createObjectStore } from '../s3/client';
 import { DOWNLOAD_ATTEMPTS, UPLOAD_ATTEMPTS } from '../s3/retry';
-import type { IObjectStore } from '../s3/types';
-import { FakeS3Http, md5Hex } from './fakes/http';
+import { FakeS3Http, md5Hex, sdkStoreOver } from './fakes/http';
 import { blobBytes } from './fakes/bytes';
 
 /** An error's detail, whatever its code. */
@@ -35,18 +34,7 @@ function bytesOf(size: number, seed = 1): Uint8Array {
   return bytes;
 }
 
-function store(http: FakeS3Http): IObjectStore {
-  return createObjectStore({
-    endpointUrl: 'http://s3.example.test',
-    region: 'us-east-1',
-    forcePathStyle: true,
-    credentials: async () => ({
-      accessKeyId: 'test-key',
-      secretAccessKey: 'test-secret'
-    }),
-    requestHandler: http
-  });
-}
+const store = sdkStoreOver;
 
 async function failure(promise: Promise<unknown>): Promise<BookshelfError> {
   try {

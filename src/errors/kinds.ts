@@ -175,7 +175,13 @@ export interface IBookshelfErrorDetails {
       | { reason: 'length'; loaded: number; total: number }
       | { reason: 'upload' }
     );
-  Interrupted: IS3Context & ITries & { loaded?: number; total?: number };
+  Interrupted: IS3Context &
+    ITries & {
+      loaded?: number;
+      total?: number;
+      /** The seconds the service sent nothing for, when that ended it. */
+      stalled?: number;
+    };
   Unknown:
     | {
         source: 'jupyter';

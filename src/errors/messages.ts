@@ -466,20 +466,31 @@ export const ERROR_MESSAGES: {
   },
   Interrupted: (detail, trans) => {
     const what = s3Path(detail) || trans.__('the object');
+    const stalled = typeof detail.stalled === 'number';
     return {
-      title: trans.__('Connection lost'),
+      title: stalled
+        ? trans.__('Transfer stalled')
+        : trans.__('Connection lost'),
       message: appendTries(
-        typeof detail.loaded === 'number' && typeof detail.total === 'number'
+        stalled
           ? trans.__(
-              'Connection to the S3 service lost after %1 of %2 bytes; the transfer did not complete (%3).',
-              detail.loaded,
-              detail.total,
+              'The S3 service sent nothing for %1 seconds, after %2 bytes; the transfer did not complete (%3).',
+              detail.stalled,
+              detail.loaded ?? 0,
               what
             )
-          : trans.__(
-              'Connection to the S3 service lost; the transfer did not complete (%1).',
-              what
-            ),
+          : typeof detail.loaded === 'number' &&
+              typeof detail.total === 'number'
+            ? trans.__(
+                'Connection to the S3 service lost after %1 of %2 bytes; the transfer did not complete (%3).',
+                detail.loaded,
+                detail.total,
+                what
+              )
+            : trans.__(
+                'Connection to the S3 service lost; the transfer did not complete (%1).',
+                what
+              ),
         detail,
         trans
       ),

@@ -19,8 +19,12 @@ import {
   UploadPartCommand
 } from '@aws-sdk/client-s3';
 import { StandardRetryStrategy } from '@smithy/core/retry';
+import { FetchHttpHandler } from '@smithy/fetch-http-handler';
 import type {
+  HttpHandlerOptions,
   HttpRequest,
+  RequestHandler,
+  RequestHandlerOutput,
   RequestPresigner,
   RequestSigner,
   RequestSigningArguments,
@@ -671,13 +675,17 @@ class SdkObjectStore implements IObjectStore {
           }
         : {}),
       // Reads bypass the browser's HTTP cache (see `cacheMode`); bodies go
-      // as Blobs (see `blobBody`).
-      requestHandler: (this._config.requestHandler as any) ?? {
-        requestInit: (request: { method: string; body?: unknown }) => ({
-          cache: cacheMode(request.method),
-          ...blobBody(request.method, request.body)
-        })
-      },
+      // as Blobs (see `blobBody`); a service that does not answer a request
+      // is not waited for forever (see `AnswerInTime`).
+      requestHandler: new AnswerInTime(
+        (this._config.requestHandler as any) ??
+          new FetchHttpHandler({
+            requestInit: (request: { method: string; body?: unknown }) => ({
+              cache: cacheMode(request.method),
+              ...blobBody(request.method, request.body)
+            })
+          })
+      ),
       credentials: credentials
         ? {
             accessKeyId: credentials.accessKeyId,
@@ -795,6 +803,61 @@ function signInUrl(client: S3Client): void {
 const MAX_ATTEMPTS = 4;
 
 /**
+ * How long a request without a body waits for the S3 service's answer (its
+ * status and headers, not the body that follows): then it fails as
+ * `Unreachable` (`timeout`), after the SDK's retries. Requests with a body
+ * get no such bound: their answer comes once the whole body went, which on
+ * a slow uplink takes as long as it takes.
+ */
+export const ANSWER_TIMEOUT_MS = 30_000;
+
+/**
+ * How long a download waits for its next bytes once the answer came: then
+ * it fails as `Interrupted` (a service or proxy that stalls mid-body would
+ * otherwise hold the transfer until the person cancels it).
+ */
+export const STALL_TIMEOUT_MS = 60_000;
+
+/**
+ * The SDK's request handler with `ANSWER_TIMEOUT_MS` for requests without a
+ * body. The SDK has one timeout for every request of a client, and a part
+ * upload must not have it; it takes one per request, which this gives.
+ */
+export class AnswerInTime implements RequestHandler<
+  any,
+  any,
+  HttpHandlerOptions
+> {
+  constructor(
+    private readonly _inner: RequestHandler<any, any, HttpHandlerOptions>
+  ) {}
+
+  handle(
+    request: { body?: unknown },
+    options: HttpHandlerOptions = {}
+  ): Promise<RequestHandlerOutput<any>> {
+    const bodiless = request.body === undefined || request.body === null;
+    return this._inner.handle(
+      request,
+      bodiless ? { requestTimeout: ANSWER_TIMEOUT_MS, ...options } : options
+    );
+  }
+
+  // The rest of the SDK's HttpHandler, passed on.
+  updateHttpClientConfig(key: string, value: unknown): void {
+    (this._inner as any).updateHttpClientConfig?.(key, value);
+  }
+
+  httpHandlerConfigs(): object {
+    return (this._inner as any).httpHandlerConfigs?.() ?? {};
+  }
+
+  destroy(): void {
+    this._inner.destroy?.();
+  }
+}
+
+/**
  * The SDK's standard retries (backoff, throttling, its retry quota), except
  * after a network failure that `refused` tells is the browser refusing the
  * request (the bucket's CORS rules, or the local network kept from this
@@ -849,6 +912,8 @@ interface IReadOptions {
   onProgress?: (loaded: number, total?: number) => void;
   /** Fed every chunk as it arrives. */
   hash?: Md5;
+  /** How long to wait for the next bytes (`STALL_TIMEOUT_MS`). */
+  stallTimeoutMs?: number;
 }
 
 /**
@@ -897,6 +962,14 @@ export async function readStreamToBlob(
     }
   }
   return new Blob(parts);
+}
+
+/** A download that sent nothing for `STALL_TIMEOUT_MS`. */
+class StalledError extends Error {
+  constructor() {
+    super('No bytes came for too long');
+    this.name = 'StalledError';
+  }
 }
 
 /**
@@ -948,17 +1021,36 @@ export async function* streamPieces(
     onProgress?.(0, total);
     for (;;) {
       let chunk: ReadableStreamReadResult<Uint8Array>;
+      let stalled: ReturnType<typeof setTimeout> | undefined;
       try {
-        chunk = byob
-          ? await byob.read(new Uint8Array(spare!))
-          : await (reader as ReadableStreamDefaultReader<Uint8Array>).read();
+        chunk = await Promise.race([
+          byob
+            ? byob.read(new Uint8Array(spare!))
+            : (reader as ReadableStreamDefaultReader<Uint8Array>).read(),
+          new Promise<never>((_, reject) => {
+            stalled = setTimeout(
+              () => reject(new StalledError()),
+              options.stallTimeoutMs ?? STALL_TIMEOUT_MS
+            );
+          })
+        ]);
       } catch (error) {
-        // The browser says only "network error": the connection was lost.
+        // The browser says only "network error": the connection was lost;
+        // or nothing came for too long.
         throwIfAborted(signal);
+        const seconds =
+          error instanceof StalledError
+            ? Math.round((options.stallTimeoutMs ?? STALL_TIMEOUT_MS) / 1000)
+            : undefined;
         throw new BookshelfError(
-          { code: 'Interrupted', detail: { loaded, total } },
+          {
+            code: 'Interrupted',
+            detail: { loaded, total, ...(seconds ? { stalled: seconds } : {}) }
+          },
           { cause: error }
         );
+      } finally {
+        clearTimeout(stalled);
       }
       const { done, value } = chunk;
       throwIfAborted(signal);

@@ -17,6 +17,9 @@
 
 import { createHash } from 'crypto';
 
+import { createObjectStore } from '../../s3/client';
+import type { IObjectStore } from '../../s3/types';
+
 /**
  * What to do to one request.
  */
@@ -26,7 +29,10 @@ export type HttpFault =
   | { type: 'corrupt'; offset: number }
   | { type: 'status'; status: number; code: string }
   | { type: 'fail' }
-  | { type: 'headers'; headers: { [name: string]: string } };
+  | { type: 'headers'; headers: { [name: string]: string } }
+  // Takes the request and never answers; the handler's `requestTimeout`
+  // then fails it as the SDK's FetchHttpHandler does (a TimeoutError).
+  | { type: 'silent' };
 
 interface IStored {
   bytes: Uint8Array;
@@ -41,6 +47,8 @@ export interface IHttpCall {
   path: string;
   headers: { [name: string]: string };
   fault?: HttpFault['type'];
+  /** The handler option the request came with. */
+  requestTimeout?: number;
 }
 
 export class FakeS3Http {
@@ -72,12 +80,15 @@ export class FakeS3Http {
   }
 
   /** The SDK's request handler interface. */
-  async handle(request: {
-    method: string;
-    path: string;
-    headers: { [name: string]: string };
-    body?: unknown;
-  }): Promise<{ response: IHttpResponse }> {
+  async handle(
+    request: {
+      method: string;
+      path: string;
+      headers: { [name: string]: string };
+      body?: unknown;
+    },
+    options: { requestTimeout?: number } = {}
+  ): Promise<{ response: IHttpResponse }> {
     const headers: { [name: string]: string } = {};
     for (const [name, value] of Object.entries(request.headers)) {
       headers[name.toLowerCase()] = value;
@@ -90,8 +101,22 @@ export class FakeS3Http {
       method: request.method,
       path,
       headers,
-      fault: fault?.type
+      fault: fault?.type,
+      requestTimeout: options.requestTimeout
     });
+    if (fault?.type === 'silent') {
+      return new Promise((_, reject) => {
+        if (options.requestTimeout) {
+          setTimeout(() => {
+            const error = new Error(
+              `Request did not complete within ${options.requestTimeout} ms`
+            );
+            error.name = 'TimeoutError';
+            reject(error);
+          }, options.requestTimeout);
+        }
+      });
+    }
     if (fault?.type === 'fail') {
       throw new TypeError('Failed to fetch');
     }
@@ -252,4 +277,20 @@ async function bodyBytes(body: unknown): Promise<Uint8Array> {
     return new Uint8Array(0);
   }
   throw new Error(`The fake cannot read a body of type ${typeof body}`);
+}
+
+/**
+ * The SDK-backed store (src/s3/client.ts) with the real SDK, over `http`.
+ */
+export function sdkStoreOver(http: FakeS3Http): IObjectStore {
+  return createObjectStore({
+    endpointUrl: 'http://s3.example.test',
+    region: 'us-east-1',
+    forcePathStyle: true,
+    credentials: async () => ({
+      accessKeyId: 'test-key',
+      secretAccessKey: 'test-secret'
+    }),
+    requestHandler: http
+  });
 }
