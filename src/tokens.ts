@@ -212,6 +212,11 @@ export interface IBookshelf {
     options?: ICloneOptions
   ): Promise<Contents.IModel>;
   /**
+   * Start loading the code a clone needs (the S3 SDK among it), for a clone
+   * the person is about to start: their click then does not wait for it.
+   */
+  prepareClone(): void;
+  /**
    * Where `path` would be published (below the publish prefix, at
    * `destination` when given) and what exists there, without uploading.
    */

@@ -26,6 +26,7 @@ function backend(): IBookshelfBackend & {
       calls.push(`clone ${request.s3_key}`);
       return { path: request.s3_key } as any;
     },
+    prepareClone: () => calls.push('prepareClone'),
     publishTarget: async path => {
       calls.push(`publishTarget ${path}`);
       return {} as any;
@@ -70,6 +71,19 @@ describe('BookshelfService', () => {
     ]);
     // The model starts from the settings in effect.
     expect(model.settings).toEqual([OTHER]);
+  });
+
+  it('prepares a clone on the model it loads; a failed load is left to the clone', async () => {
+    const model = backend();
+    const service = new BookshelfService(async () => model);
+    service.prepareClone();
+    await new Promise(resolve => setTimeout(resolve, 0));
+    expect(model.calls).toEqual(['prepareClone']);
+    const failing = new BookshelfService(async () => {
+      throw new Error('offline');
+    });
+    failing.prepareClone(); // no unhandled rejection
+    await new Promise(resolve => setTimeout(resolve, 0));
   });
 
   it('hands later settings and forgetting to the loaded model', async () => {

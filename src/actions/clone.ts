@@ -19,7 +19,6 @@ import { readCloneQuery, validateCloneRequest } from '../clone/request';
 import { dialogTarget, treeFolder } from '../clone/target';
 import { CommandIDs } from '../commands';
 import { isCancelled } from '../errors/errors';
-import { preloadObjectStore } from '../s3/loader';
 import { keyBaseName } from '../s3/names';
 import type { IBookshelf, ICloneRequest } from '../tokens';
 import { showCloneDialog } from '../widgets/CloneDialog';
@@ -288,8 +287,7 @@ export async function executeClone(
   });
   // The person reads the dialog meanwhile: the clone's code and the S3 SDK
   // load now (about 300 KB the first time), not after their click.
-  import('../clone/clone').catch(() => undefined);
-  preloadObjectStore();
+  bookshelf.prepareClone();
   const request = await showCloneDialog({
     initial: {
       bucket: text('s3_bucket'),

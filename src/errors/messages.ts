@@ -467,33 +467,35 @@ export const ERROR_MESSAGES: {
   Interrupted: (detail, trans) => {
     const what = s3Path(detail) || trans.__('the object');
     const stalled = typeof detail.stalled === 'number';
+    let message: string;
+    if (stalled) {
+      message = trans.__(
+        'The S3 service sent nothing for %1 seconds, after %2 bytes; the transfer did not complete (%3).',
+        detail.stalled,
+        detail.loaded ?? 0,
+        what
+      );
+    } else if (
+      typeof detail.loaded === 'number' &&
+      typeof detail.total === 'number'
+    ) {
+      message = trans.__(
+        'Connection to the S3 service lost after %1 of %2 bytes; the transfer did not complete (%3).',
+        detail.loaded,
+        detail.total,
+        what
+      );
+    } else {
+      message = trans.__(
+        'Connection to the S3 service lost; the transfer did not complete (%1).',
+        what
+      );
+    }
     return {
       title: stalled
         ? trans.__('Transfer stalled')
         : trans.__('Connection lost'),
-      message: appendTries(
-        stalled
-          ? trans.__(
-              'The S3 service sent nothing for %1 seconds, after %2 bytes; the transfer did not complete (%3).',
-              detail.stalled,
-              detail.loaded ?? 0,
-              what
-            )
-          : typeof detail.loaded === 'number' &&
-              typeof detail.total === 'number'
-            ? trans.__(
-                'Connection to the S3 service lost after %1 of %2 bytes; the transfer did not complete (%3).',
-                detail.loaded,
-                detail.total,
-                what
-              )
-            : trans.__(
-                'Connection to the S3 service lost; the transfer did not complete (%1).',
-                what
-              ),
-        detail,
-        trans
-      ),
+      message: appendTries(message, detail, trans),
       fix: trans.__(
         'Nothing partial was saved: no file was written, and a published object is either the earlier one or the new one, whole. Try again; if it keeps happening, check the network, any proxy between this browser and the S3 service, and that the CORS rule of the bucket allows the GET and PUT methods.'
       )

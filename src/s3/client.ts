@@ -1006,6 +1006,7 @@ export async function* streamPieces(
   options: IReadOptions
 ): AsyncGenerator<Uint8Array> {
   const { total, maxBytes, signal, onProgress } = options;
+  const stallMs = options.stallTimeoutMs ?? STALL_TIMEOUT_MS;
   const byob = byobReader(stream);
   const reader = byob ?? stream.getReader();
   // With a byte stream, every piece is read into the same memory (handed
@@ -1028,25 +1029,19 @@ export async function* streamPieces(
             ? byob.read(new Uint8Array(spare!))
             : (reader as ReadableStreamDefaultReader<Uint8Array>).read(),
           new Promise<never>((_, reject) => {
-            stalled = setTimeout(
-              () => reject(new StalledError()),
-              options.stallTimeoutMs ?? STALL_TIMEOUT_MS
-            );
+            stalled = setTimeout(() => reject(new StalledError()), stallMs);
           })
         ]);
       } catch (error) {
         // The browser says only "network error": the connection was lost;
         // or nothing came for too long.
         throwIfAborted(signal);
-        const seconds =
+        const stalledFor =
           error instanceof StalledError
-            ? Math.round((options.stallTimeoutMs ?? STALL_TIMEOUT_MS) / 1000)
-            : undefined;
+            ? { stalled: Math.round(stallMs / 1000) }
+            : {};
         throw new BookshelfError(
-          {
-            code: 'Interrupted',
-            detail: { loaded, total, ...(seconds ? { stalled: seconds } : {}) }
-          },
+          { code: 'Interrupted', detail: { loaded, total, ...stalledFor } },
           { cause: error }
         );
       } finally {

@@ -25,7 +25,7 @@ import {
   refusedByBrowser,
   toBookshelfError
 } from '../s3/diagnosis';
-import { loadObjectStore } from '../s3/loader';
+import { loadObjectStore, preloadObjectStore } from '../s3/loader';
 import type { IObjectStore } from '../s3/types';
 import { checkSettings, DEFAULT_SETTINGS, features } from '../settings/checks';
 import { IHub, ILinkBase, linkBase } from '../settings/deployment';
@@ -164,6 +164,15 @@ export class BookshelfModel implements IBookshelfBackend {
     return failure.withContext({ mode });
   }
 
+  /**
+   * Start loading the clone's code and the S3 SDK (see `IBookshelf`); a
+   * failure is left to the clone, which loads them again.
+   */
+  prepareClone(): void {
+    loadCloneCode();
+    preloadObjectStore();
+  }
+
   async clone(
     request: ICloneRequest,
     options: ICloneOptions & { defaultFolder?: string } = {}
@@ -172,8 +181,7 @@ export class BookshelfModel implements IBookshelfBackend {
     this._refuseInvalidSettings();
     // The clone code loads on first use, not at start-up, alongside the
     // S3 SDK rather than after it.
-    const cloneCode = import('../clone/clone');
-    cloneCode.catch(() => undefined); // awaited below
+    const cloneCode = loadCloneCode();
     const store = await this.objectStore();
     try {
       const { cloneObject, ServerCommitter } = await cloneCode;
@@ -401,4 +409,13 @@ export class BookshelfModel implements IBookshelfBackend {
   private _conditionalWrites = new ConditionalWritesMemory();
   private _committer: ICommitter | null = null;
   private _conditionalCompletes = new ConditionalWritesMemory();
+}
+
+/**
+ * The clone's code, loading; a failure is left to whoever awaits it.
+ */
+function loadCloneCode(): Promise<typeof import('../clone/clone')> {
+  const cloneCode = import('../clone/clone');
+  cloneCode.catch(() => undefined);
+  return cloneCode;
 }

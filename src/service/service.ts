@@ -26,7 +26,7 @@ import type {
  */
 export interface IBookshelfBackend extends Pick<
   IBookshelf,
-  'info' | 'clone' | 'publishTarget' | 'publish'
+  'info' | 'clone' | 'prepareClone' | 'publishTarget' | 'publish'
 > {
   /** Take the effective settings (the service calls it on every change). */
   updateSettings(settings: IBookshelfSettings): void;
@@ -78,6 +78,13 @@ export class BookshelfService implements IBookshelf {
     options?: ICloneOptions
   ): Promise<Contents.IModel> {
     return (await this._loaded()).clone(request, options);
+  }
+
+  prepareClone(): void {
+    this._loaded().then(
+      backend => backend.prepareClone(),
+      () => undefined // left to the clone, which says why
+    );
   }
 
   async publishTarget(
