@@ -25,6 +25,13 @@ READ_SIZE = 1024 * 1024
 # refuses, a lone surrogate escape it does not take, a cell larger than ``QUICK_MAX_PIECE``)
 # goes to the exact check, which gives the verdict and its message: this check only ever says
 # yes.
+#
+# A cell larger than ``LONG_CELL_PIECE`` (a large output: Jupyter writes each line of a text
+# output, each key and each list member on a line of its own) is checked in pieces cut after a
+# line that ends in a comma: each piece inside the brackets left open before it (its context)
+# and closed after it, so that msgspec validates it where it stands. A piece valid in its
+# context ends where a member does, so the comma after it is the document's own, and the next
+# piece starts where a member starts.
 
 #: The start of a notebook in Jupyter's layout: ``{"cells": [`` and the first cell's ``{`` on a
 #: line of its own (``indent`` is that line's start).
@@ -36,12 +43,17 @@ _AFTER_CELL = re.compile(rb"[ \t\n\r]*(?:(?P<next>,)[ \t\n\r]*|\])")
 #: read by the exact check, whose memory stays flat. It also bounds how long the check holds
 #: the GIL at a time (about 10 ms), while the server's other threads wait.
 QUICK_MAX_PIECE = 16 * 1024 * 1024
+#: A cell is checked in pieces of about this size once it has grown past it without its end.
+LONG_CELL_PIECE = 8 * 1024 * 1024
 #: Bytes read past a cell's end to see what follows it (the whitespace of a line and a comma).
 _LOOK_AHEAD = 4096
 #: How far into a file the layout is looked for (the first read).
 LAYOUT_SEARCH_SIZE = 64 * 1024
 _BRACKETS_ONLY = bytes(sorted(set(range(256)) - set(b'[]{}"')))
 _NESTING_STEPS = bytes.maketrans(b"[{]}", b"\x01\x01\xff\xff")
+_PAIRS = re.compile(rb"\[\]|\{\}")
+_ALL_BUT_BRACKETS = bytes(sorted(set(range(256)) - set(b"[]{}")))
+_FIRST_BYTE = re.compile(rb"[ \t\n\r]*(.?)", re.DOTALL)
 
 
 class _Blocks:
@@ -78,12 +90,67 @@ class _Blocks:
         return True
 
 
-def _nesting(data: bytes) -> int:
-    """How deep lists and objects nest in valid JSON ``data``, strings not counted: escaped
-    backslashes and quotes taken out, then the strings, then each bracket's step summed."""
+def _brackets(data: bytes) -> bytes:
+    """The brackets of valid JSON ``data`` outside its strings, in order: escaped backslashes
+    and quotes taken out, then everything but brackets and quotes, then the strings."""
     marks = data.replace(b"\\\\", b"").replace(b'\\"', b"").translate(None, _BRACKETS_ONLY)
-    brackets = re.sub(rb'"[^"]*"', b"", marks).translate(_NESTING_STEPS)
-    return max(itertools.accumulate(memoryview(brackets).cast("b")), default=0)
+    return re.sub(rb'"[^"]*"', b"", marks)
+
+
+def _nesting(data: bytes) -> int:
+    """How deep lists and objects nest in valid JSON ``data``, strings not counted: each
+    bracket's step summed."""
+    steps = _brackets(data).translate(_NESTING_STEPS)
+    return max(itertools.accumulate(memoryview(steps).cast("b")), default=0)
+
+
+def _still_open(piece: bytes, context: list[bytes]) -> list[bytes]:
+    """The brackets open after ``piece``, valid JSON begun inside the brackets ``context``
+    (outermost first). (Of a piece that is not, what this gives makes it invalid where it
+    stands: the piece's check refuses it.)"""
+    brackets = _brackets(piece)
+    # Matched pairs taken out (once per level of nesting) leave closers, then openers.
+    for _ in range(MAX_NOTEBOOK_DEPTH + 1):
+        unmatched = _PAIRS.sub(b"", brackets)
+        if len(unmatched) == len(brackets):
+            break
+        brackets = unmatched
+    openers = brackets.lstrip(b"]}")
+    closed = len(brackets) - len(openers)
+    return context[: max(0, len(context) - closed)] + [bytes([c]) for c in openers]
+
+
+def _check_long_piece(
+    data: bytearray, start: int, end: int, context: list[bytes], depth: int
+) -> list[bytes] | None:
+    """Check ``data[start:end]``, a piece of a long cell begun inside the brackets ``context``
+    (outermost first) and cut after a line that ends in a comma, or at the cell's end: the
+    brackets still open after it, or None when it is not valid JSON where it stands or nests
+    deeper than ``depth`` (raises ``msgspec.MsgspecError`` if not JSON). A piece of a long text
+    output has no brackets at all, which settles the brackets open and the nesting at once."""
+    # The piece where it stands: inside the context's brackets (each object but the innermost
+    # with a member it is the value of), then closing those still open; copied once.
+    text = bytearray(b"".join(b'{"":' if c == b"{" else c for c in context[:-1]))
+    text += b"".join(context[-1:])
+    at = len(text)
+    with memoryview(data) as view:
+        text += view[start:end]
+    every = text.translate(None, _ALL_BUT_BRACKETS)[len(context) :]  # strings' too
+    still_open = _still_open(bytes(text[at:]), context) if every else context
+    # After a comma comes a member, not a closer; before one, a value, not an opener (an empty
+    # piece ends with its context's): where the brackets added here would make it valid.
+    if context and _FIRST_BYTE.match(text, at)[1] in (b"]", b"}"):
+        return None
+    last = len(text)
+    while last > at and text[last - 1] in b" \t\n\r":
+        last -= 1
+    if still_open and text[last - 1 : last] in (b"[", b"{"):
+        return None
+    text += b"".join(b"}" if c == b"{" else b"]" for c in reversed(still_open))
+    msgspec.json.decode(text, type=msgspec.Raw)
+    if len(context) + every.count(b"[") + every.count(b"{") > depth and _nesting(text) > depth:
+        return None
+    return still_open
 
 
 def _nests_within(data: bytes | bytearray, start: int, end: int, limit: int) -> bool:
@@ -116,12 +183,18 @@ def _quick_outline(blocks: _Blocks) -> Any:
     cell_depth = MAX_NOTEBOOK_DEPTH - 2
     blocks.start = layout.end() - 1
     searched = 0  # from ``blocks.start``: where ``cell_end`` may be
+    context: list[bytes] = []  # the brackets open where a long cell's last piece ended
     while True:
         found = blocks.buffer.find(cell_end, blocks.start + searched)
         after = found + len(cell_end)
         if found < 0 or (not blocks.ended and len(blocks.buffer) < after + _LOOK_AHEAD):
             # Read on: to the cell's end, or far enough to see what follows it.
             if found < 0:
+                if blocks.unchecked() > LONG_CELL_PIECE:
+                    still_open = _long_cell_piece(blocks, context, cell_depth)
+                    if still_open is None:
+                        return None
+                    context = still_open
                 searched = max(0, blocks.unchecked() - len(cell_end) + 1)
             else:
                 searched = found - blocks.start
@@ -129,10 +202,15 @@ def _quick_outline(blocks: _Blocks) -> Any:
                 return None
             continue
         buffer, start = blocks.buffer, blocks.start
-        with memoryview(buffer) as view, view[start:after] as cell:
-            msgspec.json.decode(cell, type=msgspec.Raw)
-        if not _nests_within(buffer, start, after, cell_depth):
-            return None
+        if context:
+            if _check_long_piece(buffer, start, after, context, cell_depth) != []:
+                return None
+            context = []
+        else:
+            with memoryview(buffer) as view, view[start:after] as cell:
+                msgspec.json.decode(cell, type=msgspec.Raw)
+            if not _nests_within(buffer, start, after, cell_depth):
+                return None
         follows = _AFTER_CELL.match(buffer, after)
         if follows is None:
             return None
@@ -147,3 +225,17 @@ def _quick_outline(blocks: _Blocks) -> Any:
     if not _nests_within(top, 0, len(top), MAX_NOTEBOOK_DEPTH):
         return None
     return msgspec.json.decode(top)
+
+
+def _long_cell_piece(blocks: _Blocks, context: list[bytes], depth: int) -> list[bytes] | None:
+    """Check the long cell's bytes read so far, up to the last line that ends in a comma, and
+    move past them: the brackets still open there (none when the cell ended there, and the
+    next cell follows), or None when the piece is not valid in its context; ``context``
+    unchanged when no line ends in a comma."""
+    cut = blocks.buffer.rfind(b",\n", blocks.start)
+    if cut < 0:
+        return context
+    still_open = _check_long_piece(blocks.buffer, blocks.start, cut, context, depth)
+    if still_open is not None:
+        blocks.start = cut + 1
+    return still_open

@@ -9,6 +9,7 @@ import io
 import json
 import random
 
+import msgspec
 import nbformat
 import pytest
 
@@ -168,6 +169,179 @@ def test_a_cell_larger_than_the_quick_checks_bound_gets_the_exact_check(monkeypa
     data = saved(notebook([code("1"), code("x" * 10_000)]))
     assert quick_outline(io.BytesIO(data).read) is None
     assert outcome(check_notebook_stream, io.BytesIO(data), "publish") is None
+
+
+def chained(levels: int):
+    """Lists nested ``levels`` deep, two members each, so that Jupyter's layout has a line
+    ending in a comma at every level."""
+    value: object = 1
+    for _ in range(levels):
+        value = [value, 1]
+    return value
+
+
+def stream(text: list) -> dict:
+    return {"output_type": "stream", "name": "stdout", "text": text}
+
+
+DISPLAY = {"output_type": "display_data", "data": {}, "metadata": {}}
+
+#: Notebooks with cells far larger than a piece (as ``small_pieces`` sets it): text outputs
+#: of many lines, brackets and quotes in them, nesting across the cuts, many outputs.
+LONG_CELLS = [
+    saved(notebook([code("1"), code("x", [stream(["line é ✓\n"] * 3000)]), code("2")])),
+    saved(notebook([code("x", [stream(TRICKY * 300)] * 3), code("y", [stream(TRICKY)])])),
+    saved(notebook([{**code("x"), "metadata": {"a": [{"b": [TRICKY] * 40}] * 20}}])),
+    saved(notebook([{**code("x"), "source": chained(197)}])),  # the notebook's 200 levels
+    saved(notebook([code("x", [DISPLAY] * 900)])),
+]  # fmt: skip
+
+
+@pytest.fixture
+def small_pieces(monkeypatch):
+    """Reads of 64 bytes, long cells checked in pieces of about 1,000 bytes (the lists nested
+    200 deep take 20,000 bytes of indentation before their first comma); the pieces checked
+    are counted."""
+    monkeypatch.setattr(quick_check, "LAYOUT_SEARCH_SIZE", 256)
+    monkeypatch.setattr(quick_check, "READ_SIZE", 64)
+    monkeypatch.setattr(quick_check, "LONG_CELL_PIECE", 1000)
+    monkeypatch.setattr(quick_check, "QUICK_MAX_PIECE", 40_000)
+    pieces = []
+    check = quick_check._check_long_piece
+
+    def counted(*args):
+        pieces.append(args[1:3])
+        return check(*args)
+
+    monkeypatch.setattr(quick_check, "_check_long_piece", counted)
+    return pieces
+
+
+@pytest.mark.parametrize("data", LONG_CELLS)
+def test_a_long_cell_is_checked_quickly_in_pieces(data, small_pieces, no_exact_check):
+    assert len(data) > 20 * quick_check.LONG_CELL_PIECE
+    for purpose in ("clone", "publish"):
+        expected = outcome(check_notebook_bytes, data, purpose)
+        assert outcome(check_notebook_stream, io.BytesIO(data), purpose) == expected
+    assert len(small_pieces) > 2 * len(data) // 2000
+
+
+def long_cell_with(text: str) -> bytes:
+    """A saved notebook whose long text output has, halfway, ``text`` (raw JSON) as a line."""
+    lines = [f"line {index}\n" for index in range(600)]
+    data = saved(notebook([code("x", [stream(lines)])]))
+    return data.replace(b'"line 300\\n",', text.encode(), 1)
+
+
+#: Damage that a piece valid where it stands would hide if its cut were not checked: a
+#: comma before a closer, a member missing, a comma after an opener; a comma missing, more
+#: closed than open; too deep across cuts.
+DAMAGED_LONG_CELLS = [
+    long_cell_with('"a",\n      ],\n      ['),
+    long_cell_with('"a",\n      ,'),
+    long_cell_with('"a",\n      [,\n 1],'),
+    long_cell_with('"a"\n      "b",'),
+    long_cell_with('"a"]],\n ['),
+    saved(notebook([{**code("x"), "source": chained(198)}])),
+]  # fmt: skip
+
+
+def not_sure_wherever_cut(data: bytes, pieces: list) -> None:
+    # Reads of other sizes cut the cell at other lines.
+    for read_size in range(40, 120, 3):
+        quick_check.READ_SIZE = read_size  # put back by small_pieces
+        pieces.clear()
+        assert quick_outline(io.BytesIO(data).read) is None, read_size
+        assert pieces, read_size
+
+
+@pytest.mark.parametrize("data", DAMAGED_LONG_CELLS)
+def test_a_damaged_long_cell_gets_the_exact_verdict_wherever_it_is_cut(data, small_pieces):
+    expected = outcome(check_notebook_exactly, io.BytesIO(data), "publish")
+    assert expected is not None
+    not_sure_wherever_cut(data, small_pieces)
+    assert outcome(check_notebook_stream, io.BytesIO(data), "publish") == expected
+
+
+@pytest.mark.parametrize(
+    ("piece", "context", "still_open"),
+    [
+        (b'\n "a",\n "b"', [b"{", b"["], [b"{", b"["]),
+        (b'\n "a": [\n "b"', [b"{"], [b"{", b"["]),
+        (b'\n "b"\n ]\n }', [b"{", b"{", b"["], [b"{"]),
+        (b'\n "b"\n ]\n }', [b"{", b"["], []),  # the cell's end
+        (b'\n "\\"[{"', [b"{", b"["], [b"{", b"["]),  # brackets in a string
+    ],
+)
+def test_a_piece_in_its_context_leaves_the_brackets_still_open(piece, context, still_open):
+    data = bytearray(b"xx" + piece + b"yy")
+    assert quick_check._check_long_piece(data, 2, len(data) - 2, context, 198) == still_open
+
+
+@pytest.mark.parametrize(
+    ("piece", "context"),
+    [
+        (b'\n ],\n "x"', [b"[", b"["]),  # a closer after the comma: "[[1,],2]" made valid
+        (b"\n ", [b"{", b"["]),  # nothing between two commas
+        (b'\n "a": [', [b"{"]),  # an opener before the comma: "[," made "[]"
+        (b'\n "a": {', [b"{"]),
+        (b'\n "a"]]', [b"{", b"["]),  # closed as another kind
+        (b'\n "a"]}}', [b"{", b"["]),  # more closed than open
+        (b'\n "a": ' + b"[" * 197, [b"{"]),  # deeper than the notebook's 200 levels
+    ],
+)
+def test_a_piece_whose_added_brackets_would_hide_damage_is_not_sure(piece, context):
+    data = bytearray(piece)
+    try:
+        still_open = quick_check._check_long_piece(data, 0, len(data), context, 198)
+    except msgspec.MsgspecError:
+        still_open = None
+    assert still_open is None
+
+
+def test_a_long_cell_that_ends_on_a_line_not_its_own_is_not_sure(small_pieces):
+    lines = [f"line {index}\n" for index in range(600)]
+    data = saved(notebook([code("x", [stream(lines)]), code("y")]))
+    data = data.replace(b"\n  },\n  {", b"}, {", 1)  # still valid JSON, not the layout
+    not_sure_wherever_cut(data, small_pieces)
+    assert outcome(check_notebook_stream, io.BytesIO(data), "publish") is None
+
+
+def test_the_quick_check_agrees_with_the_exact_one_on_damaged_long_cells(small_pieces):
+    """Soundness of the pieces, as for whole cells below."""
+    base = saved(notebook([code("x", [stream(TRICKY * 20), stream(["é\n"] * 50)])]))
+    assert len(base) > 4 * quick_check.LONG_CELL_PIECE
+    accepted = 0
+    for data in mutations(base, 1500, seed=17):
+        outline = quick_outline(io.BytesIO(data).read)
+        expected = outcome(check_notebook_exactly, io.BytesIO(data), "publish")
+        if outline is not None:
+            accepted += 1
+            value = json.loads(data.decode("utf-8"))
+            assert not notebook_module._depth_exceeds(value, MAX_NOTEBOOK_DEPTH)
+            verdict = outcome(notebook_module.check_notebook_value, outline, "publish")
+            assert verdict == expected == outcome(check_notebook_bytes, data, "publish")
+        assert outcome(check_notebook_stream, io.BytesIO(data), "publish") == expected
+    assert accepted > 300
+
+
+def test_a_long_cells_memory_is_bounded_by_a_piece(monkeypatch):
+    monkeypatch.setattr(quick_check, "READ_SIZE", 10_000)
+    monkeypatch.setattr(quick_check, "LONG_CELL_PIECE", 100_000)
+    largest = 0
+    more = quick_check._Blocks.more
+
+    def recorded(self, *args):
+        nonlocal largest
+        grew = more(self, *args)
+        largest = max(largest, len(self.buffer))
+        return grew
+
+    monkeypatch.setattr(quick_check._Blocks, "more", recorded)
+    data = saved(notebook([code("x", [stream(["x" * 100 + "\n"] * 30_000)])]))
+    assert len(data) > 3_000_000
+    assert quick_outline(io.BytesIO(data).read) is not None
+    assert largest <= quick_check.LONG_CELL_PIECE + 3 * quick_check.READ_SIZE
 
 
 def test_memory_is_flat_in_the_notebook_size(monkeypatch):
