@@ -134,21 +134,38 @@ def prepare(root: Path, endpoint: str) -> dict:
 
 
 def large_notebook(path: Path, size: int) -> int:
-    """Write a notebook of about ``size`` bytes whose stream outputs hold most of it (text with
-    non-ASCII characters, as large notebooks have), without holding it in memory; its size."""
-    line = json.dumps(f"large é ✓ {'x' * 100}\n")
-    head = '{"cells": [{"cell_type": "code", "execution_count": 1, "id": "large", "metadata": {},'
-    head += ' "outputs": [{"name": "stdout", "output_type": "stream", "text": ['
-    tail = ']}], "source": ["print(data)"]}], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}\n'
-    count = max(1, (size - len(head) - len(tail)) // (len(line.encode()) + 1))
-    block = ",".join([line] * 1000).encode()
+    """Write a notebook of about ``size`` bytes whose stream output holds most of it (lines of
+    text with non-ASCII characters, as large notebooks have), laid out as Jupyter saves it
+    (``nbformat.writes``: one space of indentation, sorted keys, each line of the output on a
+    line of its own), without holding it in memory; its size."""
+    template = {
+        "cells": [
+            {
+                "cell_type": "code",
+                "execution_count": 1,
+                "id": "large",
+                "metadata": {},
+                "outputs": [{"name": "stdout", "output_type": "stream", "text": ["LINES"]}],
+                "source": ["print(data)"],
+            }
+        ],
+        "metadata": {},
+        "nbformat": 4,
+        "nbformat_minor": 5,
+    }
+    head, tail = (json.dumps(template, indent=1, sort_keys=True) + "\n").split('"LINES"')
+    indent = head[head.rindex("\n") + 1 :]
+    line = json.dumps(f"large é ✓ {'x' * 100}\n", ensure_ascii=False)
+    separator = ",\n" + indent
+    count = max(1, (size - len(head) - len(tail)) // len((line + separator).encode()))
+    block = separator.join([line] * 1000).encode()
     with path.open("wb") as file:
         file.write(head.encode())
         written = 0
         while written < count:
             n = min(1000, count - written)
-            file.write(b"," if written else b"")
-            file.write(block if n == 1000 else ",".join([line] * n).encode())
+            file.write(separator.encode() if written else b"")
+            file.write(block if n == 1000 else separator.join([line] * n).encode())
             written += n
         file.write(tail.encode())
     return path.stat().st_size
