@@ -14,7 +14,7 @@ from typing import Any, BinaryIO, Literal
 import ijson
 
 from ..errors import BookshelfError
-from .quick_check import MAX_NOTEBOOK_DEPTH, quick_outline
+from .quick_check import LAYOUT_SEARCH_SIZE, MAX_NOTEBOOK_DEPTH, in_jupyter_layout, quick_outline
 
 BYTES_PER_MB = 1024 * 1024
 BYTE_ORDER_MARK = b"\xef\xbb\xbf"
@@ -193,11 +193,28 @@ def check_notebook_once(file: BinaryIO, purpose: Purpose = "clone") -> bool:
     """``check_notebook_stream``'s rules on a file that cannot be read again (bytes as they
     arrive): raises ``NotANotebook`` for a document that is not a notebook, and answers False
     when its JSON or UTF-8 breaks, for the caller to say where from a copy it can read again
-    (``check_notebook_stream``)."""
-    try:
-        outline = _outline(_events(file.read))
-    except _BROKEN:
-        return False
+    (``check_notebook_stream``). A notebook in Jupyter's layout (seen in its first bytes) gets
+    the quick check; where that is not sure, the answer is False too, and the copy's check
+    gives the verdict."""
+    head = file.read(LAYOUT_SEARCH_SIZE)
+    replayed = False
+
+    def read(size: int) -> bytes:
+        nonlocal replayed
+        if replayed:
+            return file.read(size)
+        replayed = True
+        return head
+
+    if in_jupyter_layout(head):
+        outline = quick_outline(read)
+        if outline is None:
+            return False
+    else:
+        try:
+            outline = _outline(_events(read))
+        except _BROKEN:
+            return False
     check_notebook_value(outline, purpose)
     return True
 

@@ -161,6 +161,12 @@ def _nests_within(data: bytes | bytearray, start: int, end: int, limit: int) -> 
     return _nesting(bytes(data[start:end])) <= limit
 
 
+def in_jupyter_layout(start: bytes | bytearray) -> bool:
+    """Whether a document whose first ``LAYOUT_SEARCH_SIZE`` bytes (or all, if fewer) are
+    ``start`` begins as Jupyter saves a notebook: the quick check may then be sure of it."""
+    return _LAYOUT.match(start) is not None
+
+
 def quick_outline(read: Callable[[int], bytes]) -> Any:
     """The notebook ``read(size)`` gives up to its end, checked as ``check_notebook_stream``
     checks it: its top level with ``cells`` as ``[]`` when it is valid JSON, UTF-8, nested at
@@ -174,7 +180,7 @@ def quick_outline(read: Callable[[int], bytes]) -> Any:
 
 def _quick_outline(blocks: _Blocks) -> Any:
     blocks.more(LAYOUT_SEARCH_SIZE)
-    layout = _LAYOUT.match(blocks.buffer)
+    layout = _LAYOUT.match(blocks.buffer)  # as in_jupyter_layout
     if layout is None:
         return None
     head = layout["head"]

@@ -6,10 +6,14 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import io
 import json
 import urllib.parse
 
 import pytest
+
+from jupyterlab_bookshelf.server_access import notebook as notebook_module
+from jupyterlab_bookshelf.server_access import quick_check
 
 from .test_commit import files, post_commit, run, save, temporary  # noqa: F401 (fixtures)
 
@@ -365,6 +369,67 @@ def test_a_large_body_that_is_not_a_notebook_is_refused_and_nothing_stays(
     assert error(response)["code"] == "NotANotebook"
     assert words in error(response)["message"]
     assert files(jp_root_dir) == []
+
+
+def saved_as_jupyter_does(data: bytes) -> bytes:
+    """The notebook ``data`` laid out as Jupyter saves it (``nbformat.writes``)."""
+    return (json.dumps(json.loads(data), indent=1, sort_keys=True, ensure_ascii=False)).encode()
+
+
+def large_output_notebook() -> bytes:
+    """A notebook as Jupyter saves it, with a text output of 12 MB: its cell is checked in
+    pieces."""
+    notebook = json.loads(big_notebook(100))
+    lines = [f"line {n} ü ✓\n" for n in range(700_000)]
+    notebook["cells"][50]["outputs"] = [{"output_type": "stream", "name": "stdout", "text": lines}]
+    return saved_as_jupyter_does(json.dumps(notebook).encode())
+
+
+def test_a_notebook_as_jupyter_saves_it_gets_the_quick_check_as_it_arrives(
+    run, create, jp_root_dir, monkeypatch
+):
+    def refuse(read):
+        raise AssertionError("the exact check was used")
+
+    monkeypatch.setattr(notebook_module, "_events", refuse)
+    data = large_output_notebook()
+    assert len(data) > 12_000_000
+    response = run(create(temporary("big.ipynb"), "big.ipynb", data, check="notebook"))
+    assert response.code == 201
+    assert (jp_root_dir / "big.ipynb").read_bytes() == data
+    assert files(jp_root_dir) == ["big.ipynb"]
+
+
+@pytest.mark.parametrize(
+    ("damage", "words"),
+    [
+        (lambda data: data.replace(b'"nbformat": 4', b'"nbformat": 9', 1), "nbformat"),
+        (lambda data: data.replace(b'"line 9 ', b'"line 9 ",', 1), "not valid JSON"),
+        (lambda data: data.replace(b"line 9 ", b"line 9 \xff", 1), "not UTF-8"),
+        (lambda data: data.replace(b"line 99 ", b"line 99 \xed\xa0\x80", 1), "not UTF-8"),
+    ],
+)
+def test_a_notebook_as_jupyter_saves_it_that_is_not_one_is_refused_and_nothing_stays(
+    run, create, jp_root_dir, damage, words
+):
+    data = damage(large_output_notebook())
+    response = run(create(temporary("big.ipynb"), "big.ipynb", data, check="notebook"))
+    assert response.code == 400
+    assert error(response)["code"] == "NotANotebook"
+    assert words in error(response)["message"]
+    assert files(jp_root_dir) == []
+
+
+def test_a_notebook_the_quick_check_is_not_sure_of_gets_the_exact_check_of_the_copy(
+    run, create, jp_root_dir
+):
+    # A lone surrogate escape: valid JSON (JSON.parse takes it), which msgspec refuses.
+    data = saved_as_jupyter_does(big_notebook(1000)).replace(b"x = 7", b"x = \\ud800", 1)
+    assert quick_check.in_jupyter_layout(data)
+    assert quick_check.quick_outline(io.BytesIO(data).read) is None
+    response = run(create(temporary("n.ipynb"), "n.ipynb", data, check="notebook"))
+    assert response.code == 201
+    assert (jp_root_dir / "n.ipynb").read_bytes() == data
 
 
 def test_an_empty_notebook_is_refused_at_once(run, create, jp_root_dir):

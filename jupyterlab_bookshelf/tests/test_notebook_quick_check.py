@@ -13,12 +13,14 @@ import msgspec
 import nbformat
 import pytest
 
+from jupyterlab_bookshelf.errors import BookshelfError
 from jupyterlab_bookshelf.server_access import notebook as notebook_module
 from jupyterlab_bookshelf.server_access import quick_check
 from jupyterlab_bookshelf.server_access.notebook import (
     MAX_NOTEBOOK_DEPTH,
     check_notebook_bytes,
     check_notebook_exactly,
+    check_notebook_once,
     check_notebook_stream,
     quick_outline,
 )
@@ -385,7 +387,52 @@ def quick_acceptances(base: bytes, count: int, seed: int) -> int:
             verdict = outcome(notebook_module.check_notebook_value, outline, "publish")
             assert verdict == expected == outcome(check_notebook_bytes, data, "publish")
         assert outcome(check_notebook_stream, io.BytesIO(data), "publish") == expected
+        assert_once_agrees(data, "publish", expected)
     return accepted
+
+
+def assert_once_agrees(data: bytes, purpose: str, expected) -> bool:
+    """``check_notebook_once`` of ``data`` as it arrives: a pass or a refusal is the exact
+    check's verdict (``expected``); False leaves the verdict to the check of the copy."""
+    try:
+        passed = check_notebook_once(Arriving(data), purpose)
+    except BookshelfError as error:
+        assert (error.code, error.message) == expected
+        return True
+    if passed:
+        assert expected is None
+    return passed
+
+
+class Arriving:
+    """Bytes as a body brings them: each read gives what was asked, in one piece (as
+    ``upload.NotebookCheckAsItArrives``), and cannot go back."""
+
+    def __init__(self, data: bytes) -> None:
+        self._data = memoryview(data)
+
+    def read(self, size: int = -1) -> bytes:
+        size = len(self._data) if size < 0 else size
+        piece, self._data = bytes(self._data[:size]), self._data[size:]
+        return piece
+
+
+@pytest.mark.parametrize("data", SAVED)
+def test_a_saved_notebook_is_checked_quickly_as_it_arrives(data, no_exact_check):
+    for purpose in ("clone", "publish"):
+        assert assert_once_agrees(data, purpose, outcome(check_notebook_bytes, data, purpose))
+
+
+@pytest.mark.parametrize("data", NOT_SURE)
+def test_as_it_arrives_another_layout_gets_the_exact_check_and_not_sure_leaves_it_to_the_copy(
+    data,
+):
+    expected = outcome(check_notebook_exactly, io.BytesIO(data), "clone")
+    passed = assert_once_agrees(data, "clone", expected)
+    if quick_check.in_jupyter_layout(data[: quick_check.LAYOUT_SEARCH_SIZE]):
+        assert passed is False  # only the exact check of the copy can say
+    elif not passed:
+        assert expected is not None  # the exact check found the JSON or UTF-8 broken
 
 
 def test_the_quick_check_agrees_with_the_exact_one_on_thousands_of_damaged_notebooks(monkeypatch):
