@@ -15,9 +15,11 @@
  * its own, closed after the test. Two contexts share no Web Locks, storage
  * or cache: they stand for two browsers (or two people) on one server.
  *
- * Every test records the requests of its browser contexts (`networkLog`)
- * and attaches them to its results when it fails: a flaky failure in CI
- * then shows what the servers answered. A trace with DOM snapshots records
+ * Every test records the requests of its browser contexts (`networkLog`),
+ * with their pages' errors, warnings and uncaught exceptions and the end of
+ * the commands the tests start (`pages.startCommand`), and attaches them
+ * to its results when it fails: a flaky failure in CI then shows what the
+ * servers answered and whether a command failed or never ended. A trace with DOM snapshots records
  * the network too, but costs a tenth of the run's time on two cores.
  */
 import {
@@ -118,6 +120,9 @@ export const test = base.extend<
   }
 });
 
+/** How the pages' log lines about the tests' commands begin. */
+export const COMMAND_LOG_PREFIX = 'bookshelf test: command';
+
 /** A worker's shared page, and the settings it was opened with. */
 interface ISharedLab {
   page: IJupyterLabPageFixture | null;
@@ -156,13 +161,31 @@ export class NetworkLog {
         `${label} xx ${request.method()} ${request.url()}: ${request.failure()?.errorText ?? 'failed'}`
       );
     };
+    const onConsole = (message: import('@playwright/test').ConsoleMessage) => {
+      const type = message.type();
+      const text = message.text();
+      if (
+        type === 'error' ||
+        type === 'warning' ||
+        text.startsWith(COMMAND_LOG_PREFIX)
+      ) {
+        this._add(`${label} console.${type}: ${text.slice(0, 500)}`);
+      }
+    };
+    const onError = (error: import('@playwright/test').WebError) => {
+      this._add(`${label} uncaught: ${String(error.error()).slice(0, 500)}`);
+    };
     context.on('request', onRequest);
     context.on('response', onResponse);
     context.on('requestfailed', onFailed);
+    context.on('console', onConsole);
+    context.on('weberror', onError);
     const unwatch = () => {
       context.off('request', onRequest);
       context.off('response', onResponse);
       context.off('requestfailed', onFailed);
+      context.off('console', onConsole);
+      context.off('weberror', onError);
     };
     this._unwatch.push(unwatch);
     return unwatch;

@@ -18,7 +18,13 @@ import {
   largeNotebook,
   notebookText
 } from './helpers';
-import { clickInToast, cloneDialog, publishDialog, toast } from './pages';
+import {
+  clickInToast,
+  cloneDialog,
+  publishDialog,
+  startCommand,
+  toast
+} from './pages';
 
 function hub() {
   const info = fixture().hub;
@@ -89,12 +95,8 @@ async function cloneFromLink(page: Page, link: string): Promise<string> {
  * for the notification of the result (returned).
  */
 async function publish(page: Page, name: string, user: string) {
-  // Not awaited in the page: the command ends when the publish does.
-  await page.evaluate(p => {
-    void (window as any).jupyterapp.commands.execute('bookshelf:publish', {
-      path: p
-    });
-  }, name);
+  // Not awaited: the command ends when the publish does.
+  await startCommand(page, 'bookshelf:publish', { path: name });
   const dialog = publishDialog(page);
   // The destination shows the user's own prefix, {username} filled in.
   await expect(dialog).toContainText(`s3://published/users/${user}/`);

@@ -9,7 +9,7 @@
  */
 import type { Browser, Page } from '@playwright/test';
 
-import { expect, test } from './fixtures';
+import { expect, NetworkLog, test } from './fixtures';
 import {
   callBookshelf,
   cloneNames,
@@ -44,6 +44,12 @@ const LAN_HOST = 'bookshelf-lan.test';
 // Node would have to fetch from LAN_HOST.
 test.use(ownBrowser([`--host-resolver-rules=MAP ${LAN_HOST} 127.0.0.1`]));
 
+// The test's network log, for the contexts opened by hand here.
+let testNetworkLog: NetworkLog | null = null;
+test.beforeEach(({ networkLog }) => {
+  testNetworkLog = networkLog;
+});
+
 /**
  * Lab at `folder` in a browser context of its own, by LAN_HOST; with
  * `settings`, the extension's settings are those (as a user's own).
@@ -54,6 +60,7 @@ async function openByLanName(
   settings?: object
 ): Promise<Page> {
   const context = await browser.newContext();
+  testNetworkLog?.watch(context, 'page');
   if (settings) {
     // As Galata's mockSettings, fetched in Node by 127.0.0.1 (Node cannot
     // resolve LAN_HOST).

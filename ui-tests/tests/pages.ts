@@ -7,6 +7,8 @@
 import { expect } from '@jupyterlab/galata';
 import type { Locator, Page } from '@playwright/test';
 
+import { COMMAND_LOG_PREFIX } from './fixtures';
+
 /**
  * Run a command of the page's application without waiting for it: a
  * command that opens a dialog resolves only when the dialog closes.
@@ -17,10 +19,17 @@ export async function startCommand(
   args: object = {}
 ): Promise<void> {
   await page.evaluate(
-    ({ id, args }) => {
-      void (window as any).jupyterapp.commands.execute(id, args);
+    ({ id, args, prefix }) => {
+      // Not awaited (a command with a dialog ends when the dialog does); its
+      // end or failure goes to the console, which the network log records.
+      console.info(`${prefix} ${id} started`);
+      (window as any).jupyterapp.commands.execute(id, args).then(
+        () => console.info(`${prefix} ${id} ended`),
+        (error: any) =>
+          console.error(`${prefix} ${id} failed: ${error?.stack ?? error}`)
+      );
     },
-    { id, args }
+    { id, args, prefix: COMMAND_LOG_PREFIX }
   );
 }
 
