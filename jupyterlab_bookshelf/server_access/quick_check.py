@@ -97,18 +97,22 @@ def _brackets(data: bytes) -> bytes:
     return re.sub(rb'"[^"]*"', b"", marks)
 
 
-def _nesting(data: bytes) -> int:
-    """How deep lists and objects nest in valid JSON ``data``, strings not counted: each
+def _deepest(brackets: bytes) -> int:
+    """How deep the brackets ``brackets`` (``_brackets``'s) open below where they start: each
     bracket's step summed."""
-    steps = _brackets(data).translate(_NESTING_STEPS)
+    steps = brackets.translate(_NESTING_STEPS)
     return max(itertools.accumulate(memoryview(steps).cast("b")), default=0)
 
 
-def _still_open(piece: bytes, context: list[bytes]) -> list[bytes]:
-    """The brackets open after ``piece``, valid JSON begun inside the brackets ``context``
-    (outermost first). (Of a piece that is not, what this gives makes it invalid where it
-    stands: the piece's check refuses it.)"""
-    brackets = _brackets(piece)
+def _nesting(data: bytes) -> int:
+    """How deep lists and objects nest in valid JSON ``data``, strings not counted."""
+    return _deepest(_brackets(data))
+
+
+def _still_open(brackets: bytes, context: list[bytes]) -> list[bytes]:
+    """The brackets open after a piece whose brackets are ``brackets`` (``_brackets``'s), valid
+    JSON begun inside the brackets ``context`` (outermost first). (Of a piece that is not,
+    what this gives makes it invalid where it stands: the piece's check refuses it.)"""
     # Matched pairs taken out (once per level of nesting) leave closers, then openers.
     for _ in range(MAX_NOTEBOOK_DEPTH + 1):
         unmatched = _PAIRS.sub(b"", brackets)
@@ -135,8 +139,11 @@ def _check_long_piece(
     at = len(text)
     with memoryview(data) as view:
         text += view[start:end]
-    every = text.translate(None, _ALL_BUT_BRACKETS)[len(context) :]  # strings' too
-    still_open = _still_open(bytes(text[at:]), context) if every else context
+    # Its brackets outside strings, looked for only if it has any at all (strings' counted;
+    # the context's opening brackets come first).
+    any_bracket = len(text.translate(None, _ALL_BUT_BRACKETS)) > len(context)
+    brackets = _brackets(bytes(text[at:])) if any_bracket else b""
+    still_open = _still_open(brackets, context) if brackets else context
     # After a comma comes a member, not a closer; before one, a value, not an opener (an empty
     # piece ends with its context's): where the brackets added here would make it valid.
     if context and _FIRST_BYTE.match(text, at)[1] in (b"]", b"}"):
@@ -148,7 +155,7 @@ def _check_long_piece(
         return None
     text += b"".join(b"}" if c == b"{" else b"]" for c in reversed(still_open))
     msgspec.json.decode(text, type=msgspec.Raw)
-    if len(context) + every.count(b"[") + every.count(b"{") > depth and _nesting(text) > depth:
+    if len(context) + _deepest(brackets) > depth:
         return None
     return still_open
 

@@ -318,41 +318,36 @@ def test_the_quick_check_agrees_with_the_exact_one_on_damaged_long_cells(small_p
     assert quick_acceptances(base, 1500, seed=17) > 300
 
 
-def test_a_long_cells_memory_is_bounded_by_a_piece(monkeypatch):
-    monkeypatch.setattr(quick_check, "READ_SIZE", 10_000)
-    monkeypatch.setattr(quick_check, "LONG_CELL_PIECE", 100_000)
-    largest = 0
+@pytest.fixture
+def largest_buffer(monkeypatch):
+    """The most bytes the quick check's buffer held, in a list of one (updated as it reads)."""
+    largest = [0]
     more = quick_check._Blocks.more
 
     def recorded(self, *args):
-        nonlocal largest
         grew = more(self, *args)
-        largest = max(largest, len(self.buffer))
+        largest[0] = max(largest[0], len(self.buffer))
         return grew
 
     monkeypatch.setattr(quick_check._Blocks, "more", recorded)
+    return largest
+
+
+def test_a_long_cells_memory_is_bounded_by_a_piece(monkeypatch, largest_buffer):
+    monkeypatch.setattr(quick_check, "READ_SIZE", 10_000)
+    monkeypatch.setattr(quick_check, "LONG_CELL_PIECE", 100_000)
     data = saved(notebook([code("x", [stream(["x" * 100 + "\n"] * 30_000)])]))
     assert len(data) > 3_000_000
     assert quick_outline(io.BytesIO(data).read) is not None
-    assert largest <= quick_check.LONG_CELL_PIECE + 3 * quick_check.READ_SIZE
+    assert largest_buffer[0] <= quick_check.LONG_CELL_PIECE + 3 * quick_check.READ_SIZE
 
 
-def test_memory_is_flat_in_the_notebook_size(monkeypatch):
+def test_memory_is_flat_in_the_notebook_size(largest_buffer):
     """A 40 MB notebook of 400 cells: the buffer never holds more than two reads and a cell."""
-    largest = 0
-    more = quick_check._Blocks.more
-
-    def recorded(self, *args):
-        nonlocal largest
-        grew = more(self, *args)
-        largest = max(largest, len(self.buffer))
-        return grew
-
-    monkeypatch.setattr(quick_check._Blocks, "more", recorded)
     data = saved(notebook([code("x" * 100_000)] * 400))
     assert len(data) > 40_000_000
     assert quick_outline(io.BytesIO(data).read) is not None
-    assert largest <= 2 * quick_check.READ_SIZE + 100_100 + quick_check._LOOK_AHEAD
+    assert largest_buffer[0] <= 2 * quick_check.READ_SIZE + 100_100 + quick_check._LOOK_AHEAD
 
 
 def mutations(data: bytes, count: int, seed: int):
