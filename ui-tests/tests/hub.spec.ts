@@ -60,6 +60,20 @@ async function logIn(
     timeout: 60000
   });
   await page.evaluate(() => (window as any).jupyterapp.restored);
+  // And once the documents it restored are open (their files read, their
+  // kernels started), as a person sees them. A publish started while a
+  // restored notebook was still being read neither ended nor failed nor
+  // showed its dialog (3 of 4 full runs on a loaded machine, 2026-11-29;
+  // see the closing note of that stop).
+  await page.evaluate(async () => {
+    const shell = (window as any).jupyterapp.shell;
+    const widgets = Array.from(shell.widgets('main')) as any[];
+    await Promise.all(
+      widgets.map(widget =>
+        Promise.all([widget.context?.ready, widget.sessionContext?.ready])
+      )
+    );
+  });
   await page.bringToFront();
   return page;
 }
