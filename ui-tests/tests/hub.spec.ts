@@ -61,10 +61,11 @@ async function logIn(
   });
   await page.evaluate(() => (window as any).jupyterapp.restored);
   // And once the documents it restored are open (their files read, their
-  // kernels started), as a person sees them. A publish started while a
-  // restored notebook was still being read neither ended nor failed nor
-  // showed its dialog (3 of 4 full runs on a loaded machine, 2026-11-29;
-  // see the closing note of that stop).
+  // kernels started), as a person sees them. Until then the user's server
+  // is busy reading the notebooks Bob cloned before (18 MiB each) on its one
+  // event loop: on a loaded machine Lab's own chunks took 14 s to come, and
+  // a publish started then waited as long for its code, past the dialog's
+  // wait (2026-11-29, reproduced with both cores busy).
   await page.evaluate(async () => {
     const shell = (window as any).jupyterapp.shell;
     const widgets = Array.from(shell.widgets('main')) as any[];
