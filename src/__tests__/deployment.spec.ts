@@ -1,6 +1,6 @@
 import { cloneUrl } from '../publish/destination';
 import { checkSettings } from '../settings/checks';
-import { isJupyterLite } from '../service/backend';
+import { isJupyterLite } from '../service/page';
 import {
   linkBase,
   readHub,

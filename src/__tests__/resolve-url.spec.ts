@@ -1,5 +1,5 @@
 import { BookshelfError } from '../errors/errors';
-import { resolveServerUrl } from '../service/backend';
+import { resolveServerUrl } from '../service/page';
 
 /** An error's detail, whatever its code. */
 const detailOf = (error: { detail: unknown }) =>

@@ -26,7 +26,6 @@ function backend(): IBookshelfBackend & {
       calls.push(`clone ${request.s3_key}`);
       return { path: request.s3_key } as any;
     },
-    prepareClone: () => calls.push('prepareClone'),
     publishTarget: async path => {
       calls.push(`publishTarget ${path}`);
       return {} as any;
@@ -73,17 +72,31 @@ describe('BookshelfService', () => {
     expect(model.settings).toEqual([OTHER]);
   });
 
-  it('prepares a clone on the model it loads; a failed load is left to the clone', async () => {
+  it('prepares a clone by loading the model once; a failed load is left to the clone', async () => {
     const model = backend();
-    const service = new BookshelfService(async () => model);
+    let loads = 0;
+    const service = new BookshelfService(async () => {
+      loads++;
+      return model;
+    });
+    service.prepareClone();
     service.prepareClone();
     await new Promise(resolve => setTimeout(resolve, 0));
-    expect(model.calls).toEqual(['prepareClone']);
+    await service.clone({ s3_bucket: 'b', s3_key: 'k' });
+    expect(loads).toBe(1);
+    expect(model.calls).toEqual(['clone k']);
+    let failures = 0;
     const failing = new BookshelfService(async () => {
+      failures++;
       throw new Error('offline');
     });
     failing.prepareClone(); // no unhandled rejection
     await new Promise(resolve => setTimeout(resolve, 0));
+    // The clone loads again, and says why it could not.
+    await expect(
+      failing.clone({ s3_bucket: 'b', s3_key: 'k' })
+    ).rejects.toThrow('offline');
+    expect(failures).toBe(2);
   });
 
   it('hands later settings and forgetting to the loaded model', async () => {
@@ -121,7 +134,10 @@ function modelWith(credentials: CredentialsProvider): BookshelfModel {
     contents: {} as any,
     serverSettings: {} as any,
     credentials,
-    version: '0'
+    version: '0',
+    createObjectStore: () => {
+      throw new Error('no S3 service in these tests');
+    }
   });
 }
 

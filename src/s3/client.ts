@@ -1,7 +1,8 @@
 /**
  * The S3 service through @aws-sdk/client-s3. This is the only module that
- * imports the SDK, and only the commands used: `./loader.ts` loads it on first
- * use with a dynamic import so that JupyterLab's start-up does not pay for it.
+ * imports the SDK, and only the commands used. It comes with the model, which
+ * loads on first use, so that JupyterLab's start-up does not pay for it; the
+ * build puts it and the SDK in a chunk of their own (webpack.config.js).
  */
 import {
   AbortMultipartUploadCommand,

@@ -7,7 +7,13 @@
 import { Contents, ServerConnection } from '@jupyterlab/services';
 import { nullTranslator, TranslationBundle } from '@jupyterlab/translation';
 
-import type { ICloneDependencies } from '../clone/clone';
+// The clone code comes with the model (and the S3 SDK with `./backend.ts`),
+// in chunks loaded at once: each was a second round of loading after it.
+import {
+  cloneObject,
+  ICloneDependencies,
+  ServerCommitter
+} from '../clone/clone';
 import type { ICommitter } from '../clone/committer';
 import { TRANSLATION_DOMAIN } from '../package';
 import { BookshelfError, isBookshelfError } from '../errors/errors';
@@ -25,7 +31,6 @@ import {
   refusedByBrowser,
   toBookshelfError
 } from '../s3/diagnosis';
-import { loadObjectStore, preloadObjectStore } from '../s3/loader';
 import type { IObjectStore } from '../s3/types';
 import { checkSettings, DEFAULT_SETTINGS, features } from '../settings/checks';
 import { IHub, ILinkBase, linkBase } from '../settings/deployment';
@@ -53,10 +58,13 @@ export interface IBookshelfModelOptions {
   /** Translates the error messages and those of the live checks. */
   trans?: TranslationBundle;
   /**
-   * Creates the object store. Default: the S3 SDK's, loaded on first use;
-   * unit tests pass a fake store.
+   * Creates the object store: the S3 SDK's (`createModel` in `./backend.ts`
+   * passes it, so that this module does not import the SDK); unit tests
+   * pass a fake store.
    */
-  createObjectStore?: (config: IObjectStoreConfig) => Promise<IObjectStore>;
+  createObjectStore: (
+    config: IObjectStoreConfig
+  ) => IObjectStore | Promise<IObjectStore>;
   /** fetch for the reachability probe (default: the browser's). */
   fetch?: typeof fetch;
   /** This page's origin, for the CORS checks (default: the window's). */
@@ -114,14 +122,13 @@ export class BookshelfModel implements IBookshelfBackend {
   }
 
   /**
-   * An object store for the current settings; loads the SDK on first use.
+   * An object store for the current settings.
    */
   async objectStore(
     settings: IBookshelfSettings = this._settings,
     request: ICredentialsRequest = {}
   ): Promise<IObjectStore> {
-    const create = this._options.createObjectStore ?? loadObjectStore;
-    return create({
+    return this._options.createObjectStore({
       endpointUrl: settings.endpointUrl,
       region: settings.region,
       forcePathStyle: settings.forcePathStyle,
@@ -164,27 +171,14 @@ export class BookshelfModel implements IBookshelfBackend {
     return failure.withContext({ mode });
   }
 
-  /**
-   * Start loading the clone's code and the S3 SDK (see `IBookshelf`); a
-   * failure is left to the clone, which loads them again.
-   */
-  prepareClone(): void {
-    loadCloneCode();
-    preloadObjectStore();
-  }
-
   async clone(
     request: ICloneRequest,
     options: ICloneOptions & { defaultFolder?: string } = {}
   ): Promise<Contents.IModel> {
     options = options ?? {};
     this._refuseInvalidSettings();
-    // The clone code loads on first use, not at start-up, alongside the
-    // S3 SDK rather than after it.
-    const cloneCode = loadCloneCode();
     const store = await this.objectStore();
     try {
-      const { cloneObject, ServerCommitter } = await cloneCode;
       const deps: ICloneDependencies = {
         store,
         contents: this._options.contents,
@@ -409,13 +403,4 @@ export class BookshelfModel implements IBookshelfBackend {
   private _conditionalWrites = new ConditionalWritesMemory();
   private _committer: ICommitter | null = null;
   private _conditionalCompletes = new ConditionalWritesMemory();
-}
-
-/**
- * The clone's code, loading; a failure is left to whoever awaits it.
- */
-function loadCloneCode(): Promise<typeof import('../clone/clone')> {
-  const cloneCode = import('../clone/clone');
-  cloneCode.catch(() => undefined);
-  return cloneCode;
 }

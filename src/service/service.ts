@@ -26,7 +26,7 @@ import type {
  */
 export interface IBookshelfBackend extends Pick<
   IBookshelf,
-  'info' | 'clone' | 'prepareClone' | 'publishTarget' | 'publish'
+  'info' | 'clone' | 'publishTarget' | 'publish'
 > {
   /** Take the effective settings (the service calls it on every change). */
   updateSettings(settings: IBookshelfSettings): void;
@@ -81,10 +81,8 @@ export class BookshelfService implements IBookshelf {
   }
 
   prepareClone(): void {
-    this._loaded().then(
-      backend => backend.prepareClone(),
-      () => undefined // left to the clone, which says why
-    );
+    // The model comes with all a clone needs (the S3 SDK among it).
+    this._loaded().catch(() => undefined); // left to the clone, which says why
   }
 
   async publishTarget(
