@@ -192,6 +192,10 @@ def _quick_outline(blocks: _Blocks) -> Any:
         return None
     head = layout["head"]
     cell_end = layout["indent"] + b"}"
+    # Where a long cell is cut: after a line that ends in a comma, as the file ends its lines
+    # (Windows line ends keep a carriage return before each line feed).
+    windows = blocks.buffer[layout.start("indent") - 1 : layout.start("indent")] == b"\r"
+    line_end = b",\r\n" if windows else b",\n"
     # The cells are at depth 3 (the notebook, its list of cells, the cell).
     cell_depth = MAX_NOTEBOOK_DEPTH - 2
     blocks.start = layout.end() - 1
@@ -204,7 +208,7 @@ def _quick_outline(blocks: _Blocks) -> Any:
             # Read on: to the cell's end, or far enough to see what follows it.
             if found < 0:
                 if blocks.unchecked() > LONG_CELL_PIECE:
-                    still_open = _long_cell_piece(blocks, context, cell_depth)
+                    still_open = _long_cell_piece(blocks, context, cell_depth, line_end)
                     if still_open is None:
                         return None
                     context = still_open
@@ -240,12 +244,14 @@ def _quick_outline(blocks: _Blocks) -> Any:
     return msgspec.json.decode(top)
 
 
-def _long_cell_piece(blocks: _Blocks, context: list[bytes], depth: int) -> list[bytes] | None:
-    """Check the long cell's bytes read so far, up to the last line that ends in a comma, and
-    move past them: the brackets still open there (none when the cell ended there, and the
-    next cell follows), or None when the piece is not valid in its context; ``context``
-    unchanged when no line ends in a comma."""
-    cut = blocks.buffer.rfind(b",\n", blocks.start)
+def _long_cell_piece(
+    blocks: _Blocks, context: list[bytes], depth: int, line_end: bytes
+) -> list[bytes] | None:
+    """Check the long cell's bytes read so far, up to the last line that ends in a comma
+    (``line_end``: the comma and the file's line end), and move past them: the brackets still
+    open there (none when the cell ended there, and the next cell follows), or None when the
+    piece is not valid in its context; ``context`` unchanged when no line ends in a comma."""
+    cut = blocks.buffer.rfind(line_end, blocks.start)
     if cut < 0:
         return context
     still_open = _check_long_piece(blocks.buffer, blocks.start, cut, context, depth)

@@ -219,8 +219,15 @@ def small_pieces(monkeypatch):
     return pieces
 
 
+def windows_line_ends(data: bytes) -> bytes:
+    """The notebook saved with Windows line ends (a line feed in a string is escaped)."""
+    return data.replace(b"\n", b"\r\n")
+
+
+@pytest.mark.parametrize("line_ends", [lambda data: data, windows_line_ends])
 @pytest.mark.parametrize("data", LONG_CELLS)
-def test_a_long_cell_is_checked_quickly_in_pieces(data, small_pieces, no_exact_check):
+def test_a_long_cell_is_checked_quickly_in_pieces(data, line_ends, small_pieces, no_exact_check):
+    data = line_ends(data)
     assert len(data) > 20 * quick_check.LONG_CELL_PIECE
     for purpose in ("clone", "publish"):
         expected = outcome(check_notebook_bytes, data, purpose)
@@ -257,8 +264,12 @@ def not_sure_wherever_cut(data: bytes, pieces: list) -> None:
         assert pieces, read_size
 
 
+@pytest.mark.parametrize("line_ends", [lambda data: data, windows_line_ends])
 @pytest.mark.parametrize("data", DAMAGED_LONG_CELLS)
-def test_a_damaged_long_cell_gets_the_exact_verdict_wherever_it_is_cut(data, small_pieces):
+def test_a_damaged_long_cell_gets_the_exact_verdict_wherever_it_is_cut(
+    data, line_ends, small_pieces
+):
+    data = line_ends(data)
     expected = outcome(check_notebook_exactly, io.BytesIO(data), "publish")
     assert expected is not None
     not_sure_wherever_cut(data, small_pieces)
@@ -310,12 +321,13 @@ def test_a_long_cell_that_ends_on_a_line_not_its_own_is_not_sure(small_pieces):
 
 
 def test_the_quick_check_agrees_with_the_exact_one_on_damaged_long_cells(small_pieces):
-    """Soundness of the pieces, as for whole cells below."""
+    """Soundness of the pieces, as for whole cells below; with Windows line ends too."""
     base = saved(notebook([code("x", [stream(TRICKY * 20), stream(["é\n"] * 50)])]))
     assert len(base) > 4 * quick_check.LONG_CELL_PIECE
     # Most changes inside strings and whitespace leave a valid notebook: the quick check took
     # its share, so the assertions were put to it.
     assert quick_acceptances(base, 1500, seed=17) > 300
+    assert quick_acceptances(windows_line_ends(base), 500, seed=18) > 100
 
 
 @pytest.fixture
