@@ -9,6 +9,7 @@ from __future__ import annotations
 import codecs
 import json
 from collections.abc import Callable, Iterator
+from decimal import Decimal
 from typing import Any, BinaryIO, Literal
 
 import ijson
@@ -183,9 +184,17 @@ def check_notebook_exactly(file: BinaryIO, purpose: Purpose = "clone") -> None:
     start = file.tell()
     try:
         outline = _outline(_events(file.read))
-    except _BROKEN:
+    except _BROKEN as error:
         file.seek(start)
-        raise _syntax_error(file) from None
+        if not _number_overflow(error):
+            raise _syntax_error(file) from None
+        # A number beyond C's (an integer above 2**63, 1e400): valid JSON, which the browser
+        # and the whole-file check take; read again with numbers parsed by Python.
+        try:
+            outline = _outline(_events(file.read, python_numbers=True))
+        except _BROKEN:
+            file.seek(start)
+            raise _syntax_error(file) from None
     check_notebook_value(outline, purpose)
 
 
@@ -224,9 +233,20 @@ def check_notebook_once(file: BinaryIO, purpose: Purpose = "clone") -> bool:
 _BROKEN = (ijson.JSONError, UnicodeDecodeError)
 
 
-def _events(read: Callable[[int], bytes]) -> Iterator[tuple[str, Any]]:
+def _number_overflow(error: Exception) -> bool:
+    """Whether yajl refused a number too large for a C integer or double ("integer overflow",
+    "numeric (floating point) overflow"), not the document's syntax."""
+    return isinstance(error, ijson.JSONError) and "overflow" in str(error)
+
+
+def _events(
+    read: Callable[[int], bytes], python_numbers: bool = False
+) -> Iterator[tuple[str, Any]]:
     """The parser's events (``ijson.basic_parse``'s) of the bytes ``read(size)`` gives, up to
     the b"" that ends them; raises ``ijson.JSONError`` where the JSON breaks or is cut off.
+    Numbers are yajl's C integers and doubles, or with ``python_numbers`` Python's integers
+    and floats (slower: each goes through a Decimal), which take any size, as
+    ``json.loads`` and ``JSON.parse`` do (1e400 is infinity).
 
     Fed by hand, in pieces whose size this chooses, because of a limit of yajl, the C parser
     under ijson: a token that a piece's end cuts is scanned again from its start with every
@@ -237,18 +257,24 @@ def _events(read: Callable[[int], bytes]) -> Iterator[tuple[str, Any]]:
     large, which makes the scans of a token add up to about twice its size (yajl holds the
     whole token meanwhile anyway); once events come again, pieces are ``READ_SIZE`` again."""
     events = ijson.sendable_list()
-    parser = ijson.basic_parse_coro(events, use_float=True)
+    parser = ijson.basic_parse_coro(events, use_float=not python_numbers)
     size = READ_SIZE
     while piece := read(size):
         parser.send(piece)
         if events:
-            yield from events
+            yield from _as_floats(events) if python_numbers else events
             events.clear()
             size = READ_SIZE
         else:
             size = min(2 * size, MAX_READ_SIZE)
     parser.close()
-    yield from events
+    yield from _as_floats(events) if python_numbers else events
+
+
+def _as_floats(events: list[tuple[str, Any]]) -> Iterator[tuple[str, Any]]:
+    """The events with ijson's Decimal numbers as floats, as ``json.loads`` gives them."""
+    for event, value in events:
+        yield event, float(value) if isinstance(value, Decimal) else value
 
 
 _STARTS = ("start_map", "start_array")

@@ -39,6 +39,14 @@ CASES = [
     b"[" * 300 + b"]" * 300, b"[" * 200 + b"]" * 200,
     b'{"a":' + b"[" * 199 + b"]" * 199 + b"}", b'{"a":' + b"[" * 200 + b"]" * 200 + b"}",
     nb() + b" x", b"\xef\xbb\xbf" + nb(), b'{"a":"\xff"}', nb()[:-1],
+    # Numbers beyond C's integers and doubles (yajl's), in kept values and below them.
+    nb(metadata={"x": 2**63, "y": -(10**30)}), nb(nbformat=2**64), nb(nbformat_minor=10**30),
+    nb(cells=[{"outputs": [[10**40, 1.5]]}]),
+    nb(metadata={"x": 1}).replace(b'"x": 1', b'"x": 1e400'),
+    nb(metadata={"x": 1}).replace(b'"x": 1', b'"x": -1E+999'),
+    nb().replace(b'"nbformat": 4', b'"nbformat": 1e400'),
+    nb().replace(b'"nbformat": 4', b'"nbformat": 4.0e0'),
+    nb(x=[1]).replace(b"[1]", b"[1e400, 1e999"),  # broken after the overflow
     # A surrogate encoded in UTF-8: yajl takes it, Python's decoder (as the browser's) does not.
     b'{"a":"\xed\xa0\x80"}',
     b'{"nbformat":4,"nbformat":3,"nbformat_minor":0,"metadata":{},"worksheets":[]}',
