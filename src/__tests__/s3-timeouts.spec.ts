@@ -69,9 +69,37 @@ describe('a request without a body has a time to be answered', () => {
     expect(gets.every(call => call.requestTimeout === ANSWER_TIMEOUT_MS)).toBe(
       true
     );
+    // Each try's fetch is stopped, not left waiting for a late answer.
+    expect(gets.every(call => call.abortSignal?.aborted)).toBe(true);
     expect(describeError(error, trans).message).toBe(
       'The S3 service at http://s3.example.test did not answer in time.'
     );
+  });
+
+  it("the caller's abort reaches the fetch, before or after the answer", async () => {
+    const signals: AbortSignal[] = [];
+    const handler = new AnswerInTime({
+      handle: async (_request: any, options: any = {}) => {
+        signals.push(options.abortSignal);
+        return { response: {} as any };
+      }
+    });
+    const answered = new AbortController();
+    await handler.handle({ method: 'GET' } as any, {
+      abortSignal: answered.signal
+    });
+    expect(signals[0].aborted).toBe(false);
+    answered.abort(); // e.g. Cancel while the body downloads
+    expect(signals[0].aborted).toBe(true);
+    const before = new AbortController();
+    before.abort();
+    await handler.handle({ method: 'HEAD' } as any, {
+      abortSignal: before.signal
+    });
+    expect(signals[1].aborted).toBe(true);
+    // Without the caller's signal, the fetch has one of its own all the same.
+    await handler.handle({ method: 'GET' } as any);
+    expect(signals[2].aborted).toBe(false);
   });
 
   it('an upload is not given the answer timeout', async () => {

@@ -823,6 +823,9 @@ export const STALL_TIMEOUT_MS = 60_000;
  * The SDK's request handler with `ANSWER_TIMEOUT_MS` for requests without a
  * body. The SDK has one timeout for every request of a client, and a part
  * upload must not have it; it takes one per request, which this gives.
+ * The SDK's fetch handler fails a request when its timeout ends but leaves
+ * the fetch running (an answer that comes late would still be read, with
+ * its connection held); here the fetch is aborted then too.
  */
 export class AnswerInTime implements RequestHandler<
   any,
@@ -838,10 +841,34 @@ export class AnswerInTime implements RequestHandler<
     options: HttpHandlerOptions = {}
   ): Promise<RequestHandlerOutput<any>> {
     const bodiless = request.body === undefined || request.body === null;
-    return this._inner.handle(
-      request,
-      bodiless ? { requestTimeout: ANSWER_TIMEOUT_MS, ...options } : options
-    );
+    if (!bodiless) {
+      return this._inner.handle(request, options);
+    }
+    // The fetch's own signal: the caller's abort reaches it (for the body
+    // too, read after this returns), and so does the timeout.
+    const fetchAbort = new AbortController();
+    const callerSignal = options.abortSignal as AbortSignal | undefined;
+    if (callerSignal?.aborted) {
+      fetchAbort.abort(callerSignal.reason);
+    } else {
+      callerSignal?.addEventListener?.(
+        'abort',
+        () => fetchAbort.abort(callerSignal.reason),
+        { once: true }
+      );
+    }
+    return this._inner
+      .handle(request, {
+        requestTimeout: ANSWER_TIMEOUT_MS,
+        ...options,
+        abortSignal: fetchAbort.signal
+      })
+      .catch(error => {
+        if ((error as Error)?.name === 'TimeoutError') {
+          fetchAbort.abort(error);
+        }
+        throw error;
+      });
   }
 
   // The rest of the SDK's HttpHandler, passed on.

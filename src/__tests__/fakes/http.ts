@@ -47,8 +47,10 @@ export interface IHttpCall {
   path: string;
   headers: { [name: string]: string };
   fault?: HttpFault['type'];
-  /** The handler option the request came with. */
+  /** The handler options the request came with. */
   requestTimeout?: number;
+  /** The fetch's signal: a real fetch stops when it is aborted. */
+  abortSignal?: AbortSignal;
 }
 
 export class FakeS3Http {
@@ -87,7 +89,7 @@ export class FakeS3Http {
       headers: { [name: string]: string };
       body?: unknown;
     },
-    options: { requestTimeout?: number } = {}
+    options: { requestTimeout?: number; abortSignal?: AbortSignal } = {}
   ): Promise<{ response: IHttpResponse }> {
     const headers: { [name: string]: string } = {};
     for (const [name, value] of Object.entries(request.headers)) {
@@ -102,7 +104,8 @@ export class FakeS3Http {
       path,
       headers,
       fault: fault?.type,
-      requestTimeout: options.requestTimeout
+      requestTimeout: options.requestTimeout,
+      abortSignal: options.abortSignal
     });
     if (fault?.type === 'silent') {
       return new Promise((_, reject) => {
