@@ -666,15 +666,11 @@ class SdkObjectStore implements IObjectStore {
       responseChecksumValidation: 'WHEN_REQUIRED',
       // Throttling and server errors are retried with exponential backoff
       // (the SDK's standard strategy) before an error reaches the person;
-      // a refusal by the bucket's CORS rules is not.
+      // a refusal by the bucket's CORS rules is not, a silence only once.
       maxAttempts: MAX_ATTEMPTS,
-      ...(refusedByBrowser
-        ? {
-            retryStrategy: new NotRetryingRefusals(MAX_ATTEMPTS, () =>
-              refusedByBrowser(bucket)
-            )
-          }
-        : {}),
+      retryStrategy: new BookshelfRetries(MAX_ATTEMPTS, async () =>
+        refusedByBrowser ? refusedByBrowser(bucket) : false
+      ),
       // Reads bypass the browser's HTTP cache (see `cacheMode`); bodies go
       // as Blobs (see `blobBody`); a service that does not answer a request
       // is not waited for forever (see `AnswerInTime`).
@@ -864,7 +860,7 @@ export class AnswerInTime implements RequestHandler<
         abortSignal: fetchAbort.signal
       })
       .catch(error => {
-        if ((error as Error)?.name === 'TimeoutError') {
+        if (isAnswerTimeout(error)) {
           fetchAbort.abort(error);
         }
         throw error;
@@ -885,17 +881,24 @@ export class AnswerInTime implements RequestHandler<
   }
 }
 
+/** The SDK's fetch handler's error when a request's timeout ended. */
+function isAnswerTimeout(error: unknown): boolean {
+  return (error as Error | undefined)?.name === 'TimeoutError';
+}
+
 /**
- * The SDK's standard retries (backoff, throttling, its retry quota), except
- * after a network failure that `refused` tells is the browser refusing the
- * request (the bucket's CORS rules, or the local network kept from this
- * page). The browser gives the same error for a dropped
- * connection, which another try may cure; a refusal answers every try the
- * same, and the tries and their pauses only keep the person waiting. (A rule
- * that lets this page's GETs in but not another method cannot be told from
- * a dropped connection: that request is tried again.)
+ * The SDK's standard retries (backoff, throttling, its retry quota), except:
+ * - after a network failure that `refused` tells is the browser refusing the
+ *   request (the bucket's CORS rules, or the local network kept from this
+ *   page). The browser gives the same error for a dropped connection, which
+ *   another try may cure; a refusal answers every try the same, and the
+ *   tries and their pauses only keep the person waiting. (A rule that lets
+ *   this page's GETs in but not another method cannot be told from a
+ *   dropped connection: that request is tried again.)
+ * - after a second request in a row without an answer in time: a service
+ *   silent for a minute is reported then, not after two.
  */
-class NotRetryingRefusals implements RetryStrategyV2 {
+class BookshelfRetries implements RetryStrategyV2 {
   constructor(
     maxAttempts: number,
     private readonly _refused: () => Promise<boolean>
@@ -918,6 +921,9 @@ class NotRetryingRefusals implements RetryStrategyV2 {
     );
     if (isNetworkFailure(errorInfo.error) && (await this._refused())) {
       // The SDK ends its tries with the request's own error.
+      throw errorInfo.error;
+    }
+    if (isAnswerTimeout(errorInfo.error) && token.getRetryCount() >= 1) {
       throw errorInfo.error;
     }
     return next;
