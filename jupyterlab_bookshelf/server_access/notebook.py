@@ -258,17 +258,18 @@ def _events(
     whole token meanwhile anyway); once events come again, pieces are ``READ_SIZE`` again."""
     events = ijson.sendable_list()
     parser = ijson.basic_parse_coro(events, use_float=not python_numbers)
+    given = _as_floats if python_numbers else iter
     size = READ_SIZE
     while piece := read(size):
         parser.send(piece)
         if events:
-            yield from _as_floats(events) if python_numbers else events
+            yield from given(events)
             events.clear()
             size = READ_SIZE
         else:
             size = min(2 * size, MAX_READ_SIZE)
     parser.close()
-    yield from _as_floats(events) if python_numbers else events
+    yield from given(events)
 
 
 def _as_floats(events: list[tuple[str, Any]]) -> Iterator[tuple[str, Any]]:

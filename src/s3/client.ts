@@ -41,7 +41,11 @@ import {
   isBookshelfError,
   throwIfAborted
 } from '../errors/errors';
-import { isNetworkFailure, toBookshelfError } from './diagnosis';
+import {
+  isAnswerTimeout,
+  isNetworkFailure,
+  toBookshelfError
+} from './diagnosis';
 import { checkDownload, contentMd5, etagMd5, sha256Digest } from './integrity';
 import { Md5, toBase64, toHex } from './md5';
 import { DOWNLOAD_ATTEMPTS, retryDamaged, UPLOAD_ATTEMPTS } from './retry';
@@ -879,11 +883,6 @@ export class AnswerInTime implements RequestHandler<
   destroy(): void {
     this._inner.destroy?.();
   }
-}
-
-/** The SDK's fetch handler's error when a request's timeout ended. */
-function isAnswerTimeout(error: unknown): boolean {
-  return (error as Error | undefined)?.name === 'TimeoutError';
 }
 
 /**

@@ -33,6 +33,14 @@ export function isNetworkFailure(error: unknown): boolean {
 }
 
 /**
+ * Whether an error is the SDK's fetch handler's when a request's timeout
+ * ended without an answer (`Unreachable` below).
+ */
+export function isAnswerTimeout(error: unknown): boolean {
+  return (error as Error | undefined)?.name === 'TimeoutError';
+}
+
+/**
  * S3 error codes (the SDK's error `name`) by what they mean.
  */
 const ERROR_NAMES: { [name: string]: BookshelfErrorCode } = {
