@@ -61,12 +61,7 @@ export const test = base.extend<
   context: async ({ context, networkLog }, use) => {
     networkLog.watch(context, 'page');
     await use(context);
-    // Galata's routes proxy Lab's polls (sessions, kernels) through the
-    // context's request API: one still running when the context closes
-    // fails the test ("Request context disposed"). Let them end quietly.
-    await Promise.all(
-      context.pages().map(page => page.unrouteAll({ behavior: 'ignoreErrors' }))
-    );
+    await endRoutesQuietly(context);
   },
   labs: [
     async ({}, use) => {
@@ -116,9 +111,21 @@ export const test = base.extend<
     });
     networkLog.watch(page.context(), 'second browser');
     await use(page);
+    await endRoutesQuietly(page.context());
     await page.context().close();
   }
 });
+
+/**
+ * Galata's routes proxy Lab's polls (sessions, kernels) through the
+ * context's request API: one still running when the context closes fails
+ * the test ("Request context disposed"). Let them end quietly.
+ */
+async function endRoutesQuietly(context: BrowserContext): Promise<void> {
+  await Promise.all(
+    context.pages().map(page => page.unrouteAll({ behavior: 'ignoreErrors' }))
+  );
+}
 
 /** How the pages' log lines about the tests' commands begin. */
 export const COMMAND_LOG_PREFIX = 'bookshelf test: command';
