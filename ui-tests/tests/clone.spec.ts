@@ -1,4 +1,5 @@
 import type { IJupyterLabPageFixture } from '@jupyterlab/galata';
+import type { Request } from '@playwright/test';
 import * as fs from 'fs';
 import * as path from 'path';
 
@@ -155,24 +156,43 @@ test.describe('clone by link', () => {
         committed = true;
       }
     });
-    // The workspace keeps the browser at the test's folder: once the server
-    // has stored it (a PUT still on its way when the page leaves is cut off,
-    // and the next page would start at the root).
-    const saved = page.waitForResponse(
-      response =>
-        response.request().method() === 'PUT' &&
-        response.url().includes('/lab/api/workspaces/') &&
-        (response.request().postData() ?? '').includes(
-          `:cwd":{"path":"${tmpPath}"`
-        ) &&
-        response.ok()
-    );
+    // The workspace keeps the browser at the test's folder once the server
+    // has stored it. Lab saves the workspace half a second after its last
+    // change, so a save of Galata's start-up (at the test's folder) may come
+    // after the moves below begin, and a save between the two moves would
+    // keep the root: wait until the saves have settled on the folder. A save
+    // still on its way when the page leaves is cut off.
+    const folderState = `:cwd":{"path":"${tmpPath}"`;
+    const saves = { last: '', sentAt: 0, pending: 0 };
+    page.on('request', request => {
+      if (isWorkspaceSave(request)) {
+        saves.last = request.postData() ?? '';
+        saves.sentAt = Date.now();
+        saves.pending++;
+      }
+    });
+    const saveEnded = (request: Request) => {
+      if (isWorkspaceSave(request)) {
+        saves.pending--;
+      }
+    };
+    page.on('requestfinished', saveEnded);
+    page.on('requestfailed', saveEnded);
     await page.evaluate(async folder => {
       const { commands } = (window as any).jupyterapp;
       await commands.execute('filebrowser:go-to-path', { path: '/' });
       await commands.execute('filebrowser:go-to-path', { path: folder });
     }, tmpPath);
-    await saved;
+    const movedAt = Date.now();
+    await expect
+      .poll(
+        () =>
+          saves.pending === 0 &&
+          saves.last.includes(folderState) &&
+          Date.now() - Math.max(movedAt, saves.sentAt) > 1500,
+        { message: "Lab's saves of its workspace settle", timeout: 15000 }
+      )
+      .toBe(true);
     const link =
       `${baseURL}/bookshelf/clone?s3_bucket=examples` +
       `&s3_key=${encodeURIComponent('reports/2026/q3.ipynb')}` +
@@ -185,7 +205,12 @@ test.describe('clone by link', () => {
     await expect(toast(page, 'Cloned s3://examples/')).toBeVisible({
       timeout: 30000
     });
-    await expect.poll(() => held, { timeout: 15000 }).toBeGreaterThan(0);
+    await expect
+      .poll(() => held, {
+        message: "Lab restores the browser's folder from the workspace",
+        timeout: 15000
+      })
+      .toBeGreaterThan(0);
     // The browser shows the folder, with the file, and no error: not the
     // folder inside itself ("Directory not found"), then the root.
     const item = page.locator('.jp-DirListing-item', { hasText: 'q3.ipynb' });
@@ -978,4 +1003,11 @@ async function cloneWithWrites(
   } finally {
     page.off('request', record);
   }
+}
+
+/** Whether a request is Lab's save of its workspace (layout and state). */
+function isWorkspaceSave(request: Request): boolean {
+  return (
+    request.method() === 'PUT' && request.url().includes('/lab/api/workspaces/')
+  );
 }
