@@ -8,7 +8,7 @@
 import { URLExt } from '@jupyterlab/coreutils';
 import { Contents, ServerConnection } from '@jupyterlab/services';
 import { BookshelfError } from '../errors/errors';
-import { joinPath } from './naming';
+import { isOtherDrive, joinPath } from './naming';
 import { byteSize } from '../transfer/bytes';
 
 /**
@@ -324,14 +324,6 @@ export const sendWithProgress: CreateRequestSender = (
     }
   });
 };
-
-/**
- * Whether `folder` is on another drive of the contents manager (as Lab
- * reads a path's first part): not files of this server.
- */
-function isOtherDrive(folder: string): boolean {
-  return folder.split('/')[0].includes(':');
-}
 
 /**
  * The new file's model from the answer of the commit or create path; null

@@ -85,6 +85,14 @@ export function joinPath(folder: string, name: string): string {
   return folder ? `${folder}/${name}` : name;
 }
 
+/**
+ * Whether `path` (a file or folder) is on another drive of the contents
+ * manager (as Lab reads a path's first part): not files of this server.
+ */
+export function isOtherDrive(path: string): boolean {
+  return path.split('/')[0].includes(':');
+}
+
 function trimSlashes(path: string): string {
   return path.replace(/^\/+|\/+$/g, '');
 }

@@ -15,6 +15,8 @@ import {
   ServerCommitter
 } from '../clone/clone';
 import type { ICommitter } from '../clone/committer';
+import type { IContentsWriter } from '../clone/contentsSave';
+import { ServerContentsWriter } from '../clone/serverContents';
 import { TRANSLATION_DOMAIN } from '../package';
 import { BookshelfError, isBookshelfError } from '../errors/errors';
 import {
@@ -181,7 +183,7 @@ export class BookshelfModel implements IBookshelfBackend {
     try {
       const deps: ICloneDependencies = {
         store,
-        contents: this._options.contents,
+        contents: this._cloneContents(),
         // One for the page: it remembers a server without the create path.
         committer: (this._committer ??= new ServerCommitter(
           this._options.serverSettings
@@ -390,6 +392,23 @@ export class BookshelfModel implements IBookshelfBackend {
     return requestAPI<IBookshelfInfo>('', {}, this._options.serverSettings);
   }
 
+  /**
+   * Where a clone saves its temporary file: on a Jupyter server, a writer
+   * that keeps the saves' bodies out of the browser's process (see
+   * `ServerContentsWriter`); in JupyterLite, the contents manager, whose
+   * saves stay in the page. One for the page: it remembers a proxy's body
+   * size limit.
+   */
+  private _cloneContents(): IContentsWriter {
+    if (this._options.jupyterLite) {
+      return this._options.contents;
+    }
+    return (this._serverContents ??= new ServerContentsWriter(
+      this._options.contents,
+      this._options.serverSettings
+    ));
+  }
+
   private get _origin(): string {
     return (
       this._options.origin ??
@@ -402,5 +421,6 @@ export class BookshelfModel implements IBookshelfBackend {
   private _settings: IBookshelfSettings = DEFAULT_SETTINGS;
   private _conditionalWrites = new ConditionalWritesMemory();
   private _committer: ICommitter | null = null;
+  private _serverContents: ServerContentsWriter | null = null;
   private _conditionalCompletes = new ConditionalWritesMemory();
 }
