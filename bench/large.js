@@ -44,6 +44,15 @@ async function measure(page, session, browserSession, task, arg) {
   const load = os.loadavg()[0];
   const start = Date.now();
   const memory = await peakMemory(page, session, browserSession, task, arg);
+  if (process.env.BOOKSHELF_BENCH_VERBOSE) {
+    const mib = bytes => `${(bytes / 1024 ** 2).toFixed(0)} MiB`;
+    console.error(
+      'peak above the start:',
+      Object.entries(memory)
+        .map(([name, bytes]) => `${name} ${mib(bytes)}`)
+        .join(', ')
+    );
+  }
   return { ms: Date.now() - start, memory, load };
 }
 

@@ -96,7 +96,11 @@ async function browserPids(browserSession) {
     renderers: processInfo
       .filter(process => process.type === 'renderer')
       .map(process => process.id),
-    all: processInfo.map(process => process.id)
+    all: processInfo.map(process => process.id),
+    byType: processInfo.reduce((types, process) => {
+      (types[process.type] ??= []).push(process.id);
+      return types;
+    }, {})
   };
 }
 
@@ -119,7 +123,14 @@ async function peakMemory(page, session, browserSession, task, arg) {
       heap: heap.usedSize,
       buffers: heap.usedSize + (heap.backingStorageSize ?? 0),
       rss: resident(pids.renderers),
-      browserRss: resident(pids.all)
+      browserRss: resident(pids.all),
+      // Which of the browser's processes holds what (`rss:<type>`).
+      ...Object.fromEntries(
+        Object.entries(pids.byType).map(([type, list]) => [
+          `rss:${type}`,
+          resident(list)
+        ])
+      )
     };
   };
   const before = await usage();

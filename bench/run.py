@@ -303,7 +303,47 @@ def large_table(results: dict) -> str:
                 f" | {entry['code']} | {entry.get('uploadsLeft', '?')}"
                 f" ({entry.get('partsLeft', '?')}) | {entry.get('versionsStored', '?')} |"
             )
+    lines += uninstrumented_table(results.get("uninstrumented"))
     return "\n".join(lines) + "\n"
+
+
+def uninstrumented_table(run: dict | None) -> list[str]:
+    """The lines of ``uninstrumented.js``'s results: saves in chunks as a person's browser
+    makes them (no DevTools network instrumentation)."""
+    if not run:
+        return []
+    size = run["size"]
+
+    def mib(value: float) -> str:
+        return f"{value / 1024**2:,.0f} MiB ({value / size:.2f}×)"
+
+    names = {
+        "cloneInChunks": "Bookshelf clone saved in chunks (a proxy refused the one request)",
+        "labChunks": "the same bytes saved in 8 MiB chunks by JupyterLab's contents manager",
+        "textChunks": "the same saves sent by `fetch` with text bodies",
+    }
+    lines = [
+        "",
+        f"Saves in chunks from the page, {size / 1024**2:,.0f} MiB, in a Chromium started"
+        " without Playwright (whose DevTools network instrumentation copies every text body"
+        " into its messages), driven over the DevTools protocol's Runtime domain only"
+        " (`bench/uninstrumented.js`); each process's resident memory read from /proc: its"
+        " peak above the level before, median of the runs (as multiples of the object).",
+        "",
+        "| variant | time | browser process | renderer | all the browser's processes | load |",
+        "|---|---|---|---|---|---|",
+    ]
+    for name, label in names.items():
+        entry = run["results"].get(name)
+        if not entry:
+            continue
+        low, high = entry["msRange"]
+        lines.append(
+            f"| {label} | {entry['ms'] / 1000:,.1f} s ({low / 1000:,.1f}–{high / 1000:,.1f})"
+            f" | {mib(entry['browser'])} | {mib(entry['renderer'])} | {mib(entry['all'])}"
+            f" | {entry['load']:.1f} |"
+        )
+    return lines
 
 
 def table(results: dict, sizes: dict) -> str:
@@ -472,12 +512,13 @@ def table(results: dict, sizes: dict) -> str:
     return "\n".join(lines)
 
 
-def run_node(script: str, config: dict) -> dict:
-    """Run a browser script of the bench with its configuration; the JSON it prints last."""
+def run_node(script: str, config: dict, node_flags: tuple[str, ...] = ()) -> dict:
+    """Run a browser script of the bench with its configuration; the JSON it prints last. What
+    it writes to stderr (BOOKSHELF_BENCH_VERBOSE's lines, its errors) is passed on."""
     output = subprocess.run(
-        ["node", str(BENCH / script), json.dumps(config)],
+        ["node", *node_flags, str(BENCH / script), json.dumps(config)],
         check=True,
-        capture_output=True,
+        stdout=subprocess.PIPE,
         text=True,
     ).stdout
     return json.loads(output.strip().splitlines()[-1])
@@ -509,6 +550,12 @@ def run_large(lab_url: str, root: Path, endpoint: str) -> int:
         "large": prepare_large(root, endpoint),
     }
     results = run_node("large.js", config)
+    smallest = min(config["large"].values(), key=lambda entry: entry["size"])
+    results["uninstrumented"] = run_node(
+        "uninstrumented.js",
+        {**config, "object": smallest, "debuggingPort": LAB_PORT + 3},
+        ("--experimental-websocket",),
+    )
     client = s3_client(endpoint)
     for entry in results["results"].values():
         if entry.get("cancelled", {}).get("destination"):
