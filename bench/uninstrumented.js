@@ -318,7 +318,19 @@ const TASKS = {
   } finally {
     chromium.kill();
     await new Promise(resolve => chromium.once('exit', resolve));
-    fs.rmSync(profile, { recursive: true, force: true });
+    // Chromium's other processes may still write there for a moment after
+    // the browser's: removed again until they are gone, and a profile left
+    // behind does not fail the run.
+    try {
+      fs.rmSync(profile, {
+        recursive: true,
+        force: true,
+        maxRetries: 20,
+        retryDelay: 100
+      });
+    } catch (error) {
+      console.error(`left ${profile}: ${error.message}`);
+    }
   }
   console.log(JSON.stringify({ size: config.object.size, results }));
 })().catch(error => {
