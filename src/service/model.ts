@@ -396,8 +396,7 @@ export class BookshelfModel implements IBookshelfBackend {
    * Where a clone saves its temporary file: on a Jupyter server, a writer
    * that keeps the saves' bodies out of the browser's process (see
    * `ServerContentsWriter`); in JupyterLite, the contents manager, whose
-   * saves stay in the page. One for the page: it remembers a proxy's body
-   * size limit.
+   * saves stay in the page. The writer holds no state; it is made once.
    */
   private _cloneContents(): IContentsWriter {
     if (this._options.jupyterLite) {
