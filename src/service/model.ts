@@ -396,7 +396,9 @@ export class BookshelfModel implements IBookshelfBackend {
    * Where a clone saves its temporary file: on a Jupyter server, a writer
    * that keeps the saves' bodies out of the browser's process (see
    * `ServerContentsWriter`); in JupyterLite, the contents manager, whose
-   * saves stay in the page. The writer holds no state; it is made once.
+   * saves stay in the page. One for the page: a proxy's body size limit,
+   * once met, is remembered per writer (`refusedContentLength` of
+   * `contentsSave.ts`), so later clones cut their saves below it at once.
    */
   private _cloneContents(): IContentsWriter {
     if (this._options.jupyterLite) {
