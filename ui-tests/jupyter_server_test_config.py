@@ -15,6 +15,12 @@ configure_jupyter_server(c)  # noqa: F821
 c.FileContentsManager.delete_to_trash = False  # noqa: F821
 # The same for Notebook 7, which the tests start beside Lab.
 c.JupyterNotebookApp.expose_app_in_browser = True  # noqa: F821
+# No "build recommended" check on every page load: JupyterLab's page asks /lab/api/build,
+# and the server answers by running Node (yarn) to read its registry setting, 0.5 s each time.
+# The tests and benchmarks load Lab about 200 times, and neither builds JupyterLab.
+c.ServerApp.tornado_settings = {  # noqa: F821
+    "page_config_data": {"buildCheck": False, "buildAvailable": False}
+}
 
 # The test-only credentials endpoint of the "endpoint" mode tests
 # (test_server/bookshelf_test_credentials.py): it is not in the package.
