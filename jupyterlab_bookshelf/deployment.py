@@ -9,6 +9,7 @@ The browser's twin is ``src/settings/deployment.ts``. Under a hub (the single-us
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Mapping
 from typing import Literal
 
@@ -47,3 +48,44 @@ def resolve_publish_prefix(prefix: str, environ: Mapping[str, str] = os.environ)
     if not user or USERNAME_PLACEHOLDER not in prefix:
         return prefix
     return prefix.replace(USERNAME_PLACEHOLDER, user)
+
+
+def public_origin(protocol: str, host: str, headers: Mapping[str, str]) -> str:
+    """The origin (``scheme://host``) by which the caller reached this server, for links in
+    its answers. Behind a reverse proxy that ends TLS (nginx, Traefik, an ingress), the
+    request Jupyter gets is plain HTTP, often for the proxy's upstream host; the proxy says
+    what the caller used in ``Forwarded`` (RFC 7239) or ``X-Forwarded-Proto`` /
+    ``X-Forwarded-Host`` (the first hop, the caller's own). Jupyter believes those headers
+    only with ``ServerApp.trust_xheaders`` (tornado then sets ``protocol``), since it would
+    otherwise take a client's word for its address; here they only shape the link handed
+    back to that same client, so they are read without it: a caller that sends false ones
+    gets a false link of its own, and nothing else changes."""
+    proto = forwarded_host = None
+    forwarded = headers.get("Forwarded")
+    if forwarded:
+        first_hop = forwarded.split(",", 1)[0]
+        for pair in first_hop.split(";"):
+            name, _, value = pair.partition("=")
+            name, value = name.strip().lower(), value.strip().strip('"')
+            if name == "proto" and value:
+                proto = value
+            elif name == "host" and value:
+                forwarded_host = value
+    proto = proto or _first(headers.get("X-Forwarded-Proto")) or _first(headers.get("X-Scheme"))
+    forwarded_host = forwarded_host or _first(headers.get("X-Forwarded-Host"))
+    if forwarded_host and not _HOST.fullmatch(forwarded_host):
+        forwarded_host = None
+    scheme = proto.lower() if proto and proto.lower() in ("http", "https") else protocol
+    return f"{scheme}://{forwarded_host or host}"
+
+
+#: A host name or address with an optional port, as a Host header has it (nothing else may
+#: come into a link from a header).
+_HOST = re.compile(r"(?:[A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])(?::[0-9]{1,5})?")
+
+
+def _first(value: str | None) -> str | None:
+    """The first of a header's comma-separated values (the hop nearest the caller)."""
+    if not value:
+        return None
+    return value.split(",", 1)[0].strip() or None

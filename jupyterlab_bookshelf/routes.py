@@ -28,7 +28,7 @@ from tornado.http1connection import HTTP1Connection
 
 from . import __version__
 from .commit import PARTIAL_SUFFIX, Committer
-from .deployment import link_base
+from .deployment import link_base, public_origin
 from .errors import BookshelfError, finish_error
 from .hub_credentials import HubCredentialsHandler
 from .publishing import NOTEBOOK_EXTENSION
@@ -356,10 +356,11 @@ class PublishHandler(_BookshelfMixin, APIHandler):
             finish_error(self, BookshelfError("InvalidRequest", "The body is not JSON."))
             return
         # The result's clone link: under a JupyterHub through the hub, so that it opens in the
-        # server of whoever follows it; else on this server's origin.
+        # server of whoever follows it; else on the origin the caller reached this server by.
         base, _ = link_base(self.base_url)
         if not base.startswith(("http://", "https://")):
-            base = f"{self.request.protocol}://{self.request.host}{base}"
+            request = self.request
+            base = public_origin(request.protocol, request.host, request.headers) + base
         try:
             status, result = await server_publish(
                 path.strip("/"),

@@ -8,6 +8,7 @@ import base64
 import json
 import threading
 import zlib
+from urllib.parse import parse_qsl, urlsplit
 
 import pytest
 
@@ -83,6 +84,26 @@ def test_publishes_the_saved_file_as_it_is(api, path, moto_client, unique, saved
         + f"notebooks%2F{unique.replace('/', '%2F')}report.ipynb"
         + f"&s3_version_id={head['VersionId']}"
     )
+
+
+def test_behind_a_proxy_that_ends_tls_the_clone_link_is_the_callers_https_one(
+    api, moto_client, unique, saved
+):
+    # A proxy in front: TLS ends there, the request comes on in plain HTTP for the upstream's
+    # host (this server refuses other Host names), and the proxy says what the caller used.
+    data = saved(unique + "behind.ipynb")
+    headers = {"X-Forwarded-Host": "lab.example.org", "X-Forwarded-Proto": "https"}
+    response = api(
+        "api", "bookshelf", "published", unique + "behind.ipynb", method="PUT", body="",
+        headers=headers,
+    )  # fmt: skip
+    assert response.code == 201, response.body
+    key = f"notebooks/{unique}behind.ipynb"
+    link = urlsplit(reply(response)["clone_url"])
+    assert (link.scheme, link.netloc) == ("https", "lab.example.org")
+    assert link.path.endswith("/bookshelf/clone")
+    assert dict(parse_qsl(link.query))["s3_key"] == key
+    assert read(moto_client, key) == data
 
 
 def test_publishes_the_notebook_of_the_body(api, moto_client, unique):
@@ -314,7 +335,6 @@ def test_a_racing_writer_after_a_confirmed_head_is_412(
 def test_the_clone_url_clones_what_was_published(api, unique, saved, jp_root_dir):
     data = saved(unique + "m.ipynb", notebook_bytes(text="round trip"))
     result = reply(publish(api, unique + "m.ipynb"))
-    from urllib.parse import parse_qsl, urlsplit
 
     query = dict(parse_qsl(urlsplit(result["clone_url"]).query))
     response = api("api", "bookshelf", "clone", method="POST", body=query)
