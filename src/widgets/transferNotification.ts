@@ -19,24 +19,35 @@ export function formatBytes(bytes: number): string {
 const PROGRESS_CLASS = 'jp-Bookshelf-transfer-progress';
 
 /**
- * Show a progress bar in the notification `id`, under its text, or update
- * the one there. JupyterLab keeps a notification's `progress` but its
- * toasts do not draw it (they hide react-toastify's bar and show a
- * message as text only), so the bar is an accessible <progress> element
- * put into the toast, which react-toastify gives the notification's id.
- * The toast appears a moment after it is emitted and its content is
- * rendered anew on updates: each update puts the bar back if need be.
- * `fraction` undefined: an indeterminate bar (the size is not known).
+ * Show a transfer's progress in the toast of notification `id`: its text
+ * (`text`, the bytes moved) and a progress bar under it, or update those
+ * there. JupyterLab keeps a notification's `progress` but its toasts do
+ * not draw it (they hide react-toastify's bar and show a message as text
+ * only), so the bar is an accessible <progress> element put into the
+ * toast, which react-toastify gives the notification's id. The text is
+ * written into the toast too, not sent as `Notification.update`: JupyterLab
+ * hands an update to react-toastify, which applies it two timer turns
+ * later, so a dismiss that comes in between (a transfer that ends just
+ * after its last progress) is undone by it, and the toast stays, saying
+ * "Cloning … (5.6 MB of 5.6 MB)" with Cancel, for as long as the page is
+ * open. Drawn this way, the notification itself never changes until it is
+ * dismissed. The toast appears a moment after it is emitted: until then
+ * this does nothing. `fraction` undefined: an indeterminate bar (the size
+ * is not known).
  */
-export function showProgressBar(
+export function showProgress(
   id: string,
   label: string,
+  text: string,
   fraction: number | undefined
 ): void {
   const toast = document.getElementById(id);
   const message = toast?.querySelector('.jp-toast-message');
   if (!toast || !message) {
     return;
+  }
+  if (message.textContent !== text) {
+    message.textContent = text;
   }
   let bar = toast.querySelector<HTMLProgressElement>(`.${PROGRESS_CLASS}`);
   if (!bar) {
@@ -90,42 +101,32 @@ export async function withTransferNotification<T>(
   ];
   const fraction = () =>
     latest.total ? latest.loaded / latest.total : undefined;
-  // The toast is drawn a moment after the notification is emitted.
-  let drawBar: ReturnType<typeof setInterval> | null = null;
+  const draw = () => {
+    if (id !== null) {
+      showProgress(id, label, message(), fraction());
+    }
+  };
+  // The toast is drawn a moment after the notification is emitted, and its
+  // text and bar follow the bytes a few times a second (each draw costs a
+  // layout, not a React render).
+  let redraw: ReturnType<typeof setInterval> | null = null;
   const show = setTimeout(() => {
     id = Notification.emit(message(), 'in-progress', {
       autoClose: false,
       progress: fraction(),
       actions
     });
-    drawBar = setInterval(() => {
-      if (id !== null) {
-        showProgressBar(id, label, fraction());
-      }
-    }, 250);
+    redraw = setInterval(draw, 250);
   }, 400);
-  let lastUpdate = 0;
   const onProgress = (progress: ITransferProgress) => {
     latest = progress;
-    const now = Date.now();
-    // Updating the notification costs a React render: a few per second.
-    if (id !== null && now - lastUpdate > 250) {
-      lastUpdate = now;
-      Notification.update({
-        id,
-        message: message(),
-        type: 'in-progress',
-        actions,
-        progress: fraction()
-      });
-    }
   };
   try {
     return await task(controller.signal, onProgress);
   } finally {
     clearTimeout(show);
-    if (drawBar !== null) {
-      clearInterval(drawBar);
+    if (redraw !== null) {
+      clearInterval(redraw);
     }
     if (id !== null) {
       Notification.dismiss(id);

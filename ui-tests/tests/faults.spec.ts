@@ -307,9 +307,15 @@ test.describe('clone through a failing network', () => {
     await expect
       .poll(() => bar.evaluate(node => (node as HTMLProgressElement).value))
       .toBeGreaterThan(0);
+    // And the bytes in words.
+    await expect(
+      toast(page, new RegExp(`Cloning s3://examples/${key} \\(.+ of .+\\)`))
+    ).toBeVisible();
     await expect(toast(page, 'Cloned s3://examples/')).toBeVisible({
       timeout: 30000
     });
+    // The progress is gone with the transfer, not left behind.
+    await expect(toast(page, 'Cloning s3://examples/')).toHaveCount(0);
     expect(await readFile(page, `${tmpPath}/report.ipynb`)).toBe(body);
   });
 });
