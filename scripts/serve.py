@@ -111,6 +111,13 @@ def main() -> int:
         help="test mode: the port of the nginx that UI tests start in front of JupyterLab "
         "(ui-tests/tests/nginx.ts); its origin is allowed by the buckets' CORS rules",
     )
+    parser.add_argument(
+        "--nginx-tls-port",
+        type=int,
+        default=int(os.environ.get("BOOKSHELF_TEST_NGINX_TLS_PORT", "0")) or None,
+        help="test mode: the port of the nginx that UI tests start in front of JupyterLab to "
+        "end TLS there (https); its origin is allowed by the buckets' CORS rules",
+    )
     parser.add_argument("--run-dir", default=None, help="state folder (default .run/<mode>)")
     args = parser.parse_args()
 
@@ -134,6 +141,8 @@ def main() -> int:
     if test and args.nginx_port:
         ports.append(args.nginx_port)
     origins = [f"http://{host}:{port}" for port in ports for host in ("127.0.0.1", "localhost")]
+    if test and args.nginx_tls_port:
+        origins += [f"https://{host}:{args.nginx_tls_port}" for host in ("127.0.0.1", "localhost")]
     if test:
         origins += [f"http://{LAN_HOST}:{port}" for port in (args.lab_port, args.lite_port) if port]
     allowed = ["examples", "published"]
@@ -205,6 +214,7 @@ def main() -> int:
                 "root_dir": str(root_dir),
                 "lab_port": args.lab_port,
                 "nginx_port": args.nginx_port if test else None,
+                "nginx_tls_port": args.nginx_tls_port if test else None,
                 "notebook_port": args.notebook_port if test else None,
                 "hub": hub.info() if hub else None,
                 "lite_url": lite.url if lite else None,

@@ -28,6 +28,10 @@ process.env.BOOKSHELF_TEST_HUB_PORT = String(hubPort);
 const litePort = Number(process.env.BOOKSHELF_TEST_LITE_PORT || labPort + 3);
 // The nginx that tests start in front of Lab (tests/nginx.ts).
 const nginxPort = Number(process.env.BOOKSHELF_TEST_NGINX_PORT || labPort + 4);
+// The nginx that ends TLS in front of Lab (tests/nginx.ts, `tls`).
+const nginxTlsPort = Number(
+  process.env.BOOKSHELF_TEST_NGINX_TLS_PORT || labPort + 5
+);
 // The servers' state folder; tests read fixture.json from it.
 const runDir = path.resolve(
   process.env.BOOKSHELF_TEST_RUN_DIR ||
@@ -137,7 +141,7 @@ module.exports = {
     }
   },
   webServer: {
-    command: `python ../scripts/serve.py --mode test --s3-port ${s3Port} --lab-port ${labPort} --proxy-port ${proxyPort} --notebook-port ${notebookPort} --s3rver-port ${s3rverPort} --hub-port ${hubPort} --lite-port ${litePort} --nginx-port ${nginxPort} --run-dir "${runDir}"`,
+    command: `python ../scripts/serve.py --mode test --s3-port ${s3Port} --lab-port ${labPort} --proxy-port ${proxyPort} --notebook-port ${notebookPort} --s3rver-port ${s3rverPort} --hub-port ${hubPort} --lite-port ${litePort} --nginx-port ${nginxPort} --nginx-tls-port ${nginxTlsPort} --run-dir "${runDir}"`,
     url: `http://127.0.0.1:${labPort}/lab`,
     timeout: 120 * 1000,
     reuseExistingServer: false,

@@ -33,6 +33,7 @@ export interface IFixtureInfo {
   lab_port: number;
   /** The port of the nginx that tests start in front of Lab (nginx.ts). */
   nginx_port: number;
+  nginx_tls_port: number;
   /** The JupyterLite site of scripts/lite_fixture.py. */
   lite_url: string | null;
   /** The JupyterHub of scripts/hub_fixture.py: its URL, users and their homes. */

@@ -6,7 +6,7 @@
  * scripts/serve.py allows in the buckets' CORS rules), and stopped by it,
  * by the PID of the process it started.
  */
-import { spawn, type ChildProcess } from 'child_process';
+import { spawn, spawnSync, type ChildProcess } from 'child_process';
 import * as fs from 'fs';
 import * as net from 'net';
 import * as path from 'path';
@@ -25,15 +25,31 @@ export interface INginx {
 
 /**
  * Start nginx proxying to the test JupyterLab with `bodyLimit` (nginx's
- * size syntax: `3m`, `64k`).
+ * size syntax: `3m`, `64k`). With `tls`, nginx ends TLS (https, on its own
+ * port, BOOKSHELF_TEST_NGINX_TLS_PORT, default the Lab port + 5) with a
+ * certificate made for 127.0.0.1 (the browser context must ignore that no
+ * authority signed it) and passes plain HTTP on, saying which scheme the
+ * browser used (`X-Forwarded-Proto`), as Jupyter's documentation sets it
+ * up.
  */
-export async function startNginx(bodyLimit: string): Promise<INginx> {
-  const { lab_port: labPort, nginx_port: port } = fixture();
+export async function startNginx(
+  bodyLimit: string,
+  options: { tls?: boolean } = {}
+): Promise<INginx> {
+  const { lab_port: labPort } = fixture();
+  const port = options.tls ? fixture().nginx_tls_port : fixture().nginx_port;
   const dir = path.join(runDir(), `nginx-${port}`);
   fs.rmSync(dir, { recursive: true, force: true });
   fs.mkdirSync(dir, { recursive: true });
   const log = path.join(dir, 'error.log');
   const temp = (name: string) => path.join(dir, name);
+  let listen = `listen 127.0.0.1:${port};`;
+  if (options.tls) {
+    makeCertificate(temp('cert.pem'), temp('key.pem'));
+    listen = `listen 127.0.0.1:${port} ssl;
+    ssl_certificate ${temp('cert.pem')};
+    ssl_certificate_key ${temp('key.pem')};`;
+  }
   fs.writeFileSync(
     path.join(dir, 'nginx.conf'),
     `# Written by ui-tests/tests/nginx.ts.
@@ -53,11 +69,12 @@ http {
   scgi_temp_path ${temp('scgi')};
   client_max_body_size ${bodyLimit};
   server {
-    listen 127.0.0.1:${port};
+    ${listen}
     location / {
       proxy_pass http://127.0.0.1:${labPort};
       # The page's own host and port: Jupyter compares them with Origin.
       proxy_set_header Host $http_host;
+      proxy_set_header X-Forwarded-Proto $scheme;
       proxy_http_version 1.1;
       proxy_set_header Upgrade $http_upgrade;
       proxy_set_header Connection "upgrade";
@@ -84,7 +101,7 @@ http {
     throw new Error(`nginx did not start: ${error}\n${stderr}`);
   }
   return {
-    url: `http://127.0.0.1:${port}`,
+    url: `${options.tls ? 'https' : 'http'}://127.0.0.1:${port}`,
     refusedBodies: () =>
       (fs.existsSync(log) ? fs.readFileSync(log, 'utf8') : '')
         .split('\n')
@@ -98,6 +115,37 @@ http {
       }
     }
   };
+}
+
+/**
+ * A self-signed certificate for 127.0.0.1, valid for a day (openssl, which
+ * Debian's ca-certificates depends on).
+ */
+function makeCertificate(certificate: string, key: string): void {
+  const made = spawnSync(
+    'openssl',
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'rsa:2048',
+      '-nodes',
+      '-days',
+      '1',
+      '-subj',
+      '/CN=127.0.0.1',
+      '-addext',
+      'subjectAltName=IP:127.0.0.1',
+      '-keyout',
+      key,
+      '-out',
+      certificate
+    ],
+    { encoding: 'utf8' }
+  );
+  if (made.status !== 0) {
+    throw new Error(`openssl could not make a certificate: ${made.stderr}`);
+  }
 }
 
 async function waitForPort(port: number, child: ChildProcess): Promise<void> {

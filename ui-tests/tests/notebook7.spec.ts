@@ -9,7 +9,19 @@ import { expect, test } from './fixtures';
 import type { IJupyterLabPageFixture } from '@jupyterlab/galata';
 import type { Page } from '@playwright/test';
 
-import { filesInFolder, getObject, notebookText, readFile } from './helpers';
+import * as fs from 'fs';
+import * as path from 'path';
+
+import {
+  filesInFolder,
+  fixture,
+  getObject,
+  largeNotebook,
+  notebookText,
+  putObject,
+  readFile
+} from './helpers';
+import { startNginx } from './nginx';
 import {
   cloneDialog,
   confirmClone,
@@ -285,5 +297,92 @@ test.describe('Notebook 7', () => {
     await expect(side).toBeVisible({ timeout: 30000 });
     // The notebook stays in the main area.
     await expect(page.locator('#main-panel .jp-Notebook')).toBeVisible();
+  });
+
+  test('behind nginx that ends TLS, with client_max_body_size 3m: a link clones a large notebook in pieces nginx lets through, the tree view publishes it, and the server-side publish links back over https', async ({
+    browser,
+    networkLog,
+    tmpPath
+  }) => {
+    test.setTimeout(150000);
+    // Above nginx's 3 MiB body limit, below the size Notebook opens itself.
+    const notebook = largeNotebook(5 * 1024 * 1024, 'Behind nginx');
+    const name = 'big report.ipynb';
+    const key = `nginx-tls/${Date.now()}/${name}`;
+    await putObject('examples', key, notebook, 'application/x-ipynb+json');
+    const nginx = await startNginx('3m', { tls: true });
+    // A browser of its own that accepts the test's certificate.
+    const context = await browser.newContext({ ignoreHTTPSErrors: true });
+    networkLog.watch(context, 'https browser');
+    try {
+      const page = await context.newPage();
+      // Notebook 7's in-app link (the Lab server behind nginx, whose
+      // default frontend is Lab, serves /tree too, in server-side mode).
+      const query = new URLSearchParams({
+        s3_bucket: 'examples',
+        s3_key: key,
+        target_path: `${tmpPath}/`
+      });
+      await page.goto(`${nginx.url}/tree?bookshelf-clone&${query}`);
+      await expect(cloneDialog(page)).toBeVisible({ timeout: 30000 });
+      // Notebook opens the clone in a tab of its own, through nginx too;
+      // the tree view says where the clone went, and its progress is gone.
+      const opened = context.waitForEvent('page');
+      await cloneDialog(page).getByRole('button', { name: 'Clone' }).click();
+      // (Lab shortens long notifications: the start says enough.)
+      await expect(toast(page, `Cloned s3://examples/${key}`)).toBeVisible({
+        timeout: 30000
+      });
+      await expect(toast(page, 'Cloning')).toHaveCount(0);
+      const notebookPage = await opened;
+      await notebookPage.waitForURL(`${nginx.url}/notebooks/**`);
+      await notebookPage.close();
+      const onDisk = path.join(fixture().root_dir, tmpPath, name);
+      expect(fs.readFileSync(onDisk).equals(notebook)).toBe(true);
+      // nginx refused the whole body; the pieces went through it.
+      expect(nginx.refusedBodies()).toBeGreaterThan(0);
+
+      // Publish from the tree view, over https.
+      await page.goto(`${nginx.url}/tree/${tmpPath}`);
+      const item = page.locator('.jp-DirListing-item', { hasText: name });
+      await expect(item).toBeVisible({ timeout: 30000 });
+      await item.click({ button: 'right' });
+      await page
+        .getByRole('menuitem', { name: 'Publish', exact: true })
+        .click();
+      expect(await publishNew(page, `${tmpPath}/${name}`)).toBe(
+        notebook.toString('utf8')
+      );
+
+      // The server's publish (a script's, here from the page): its link is
+      // on the origin the browser used, https through nginx, not the plain
+      // HTTP that Jupyter sees behind it.
+      const destination = `${tmpPath}/from the server.ipynb`;
+      const answer = await page.evaluate(
+        async ({ source, to }) => {
+          const url = `/api/bookshelf/published/${source
+            .split('/')
+            .map(encodeURIComponent)
+            .join('/')}?to=${encodeURIComponent(to)}`;
+          const response = await fetch(url, { method: 'PUT' });
+          return { status: response.status, body: await response.json() };
+        },
+        { source: `${tmpPath}/${name}`, to: destination }
+      );
+      expect(answer.status).toBe(201);
+      expect(answer.body.clone_url).toMatch(
+        new RegExp(`^${nginx.url.replace(/[.]/g, '\\.')}/bookshelf/clone\\?`)
+      );
+      const stored = await getObject('published', destination);
+      expect(stored!.body.equals(notebook)).toBe(true);
+    } finally {
+      // nginx is stopped whatever closing the browser does (after a timeout
+      // it throws).
+      await context.close().finally(() => nginx.stop());
+    }
+    // No temporary file left beside the clone.
+    expect(fs.readdirSync(path.join(fixture().root_dir, tmpPath))).toEqual([
+      name
+    ]);
   });
 });
