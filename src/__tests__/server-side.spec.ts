@@ -1,3 +1,4 @@
+import { Notification } from '@jupyterlab/apputils';
 import { ServerConnection } from '@jupyterlab/services';
 
 import {
@@ -5,7 +6,8 @@ import {
   isCorsRefusal,
   publishOnServer,
   serverAccess,
-  serverErrorMessage
+  serverErrorMessage,
+  withServerNotification
 } from '../actions/serverSide';
 
 /**
@@ -117,5 +119,51 @@ describe('cloneOnServer and publishOnServer', () => {
       settings
     ).catch(e => e);
     expect(serverErrorMessage(error)).toBe('There is no object s3://b/k.');
+  });
+});
+
+describe('withServerNotification', () => {
+  /** Run `work` under it; the result and the notification changes seen. */
+  async function run<T>(work: () => Promise<T>) {
+    const changes: string[] = [];
+    const record = (_: unknown, change: Notification.IChange) =>
+      changes.push(
+        `${change.type} ${change.notification.type}: ${change.notification.message}`
+      );
+    Notification.manager.changed.connect(record);
+    try {
+      const result = await withServerNotification(
+        'Cloning s3://examples/q3.ipynb on the Jupyter server',
+        reason => `The Jupyter server could not clone it: ${reason}`,
+        work
+      );
+      return { result, changes };
+    } finally {
+      Notification.manager.changed.disconnect(record);
+      Notification.manager.dismiss();
+    }
+  }
+
+  it('shows the work running, then nothing of it once done', async () => {
+    const { result, changes } = await run(async () => 'cloned');
+    expect(result).toBe('cloned');
+    expect(changes).toEqual([
+      'added in-progress: Cloning s3://examples/q3.ipynb on the Jupyter server',
+      'removed in-progress: Cloning s3://examples/q3.ipynb on the Jupyter server'
+    ]);
+  });
+
+  it("a failure at once dismisses the pending notification and shows the server's reason in a new one", async () => {
+    // Not an update of the pending one: JupyterLab's toasts lose an update
+    // that comes before the toast is drawn.
+    const { result, changes } = await run(async () => {
+      throw new Error('The object s3://examples/q3.ipynb does not exist.');
+    });
+    expect(result).toBeNull();
+    expect(changes).toEqual([
+      'added in-progress: Cloning s3://examples/q3.ipynb on the Jupyter server',
+      'removed in-progress: Cloning s3://examples/q3.ipynb on the Jupyter server',
+      'added error: The Jupyter server could not clone it: The object s3://examples/q3.ipynb does not exist.'
+    ]);
   });
 });

@@ -108,8 +108,8 @@ export function publishOnServer(
 
 /**
  * Run `work` (a request to the server and what follows it) under a
- * notification that says it runs on the server; a failure replaces it with
- * `failed(the server's message)`. Answers null after a failure.
+ * notification that says it runs on the server; a failure dismisses it and
+ * shows `failed(the server's message)`. Answers null after a failure.
  */
 export async function withServerNotification<T>(
   pending: string,
@@ -122,10 +122,12 @@ export async function withServerNotification<T>(
     Notification.dismiss(id);
     return result;
   } catch (error) {
-    Notification.update({
-      id,
-      message: failed(serverErrorMessage(error)),
-      type: 'error',
+    // A new notification, not an update of the pending one: JupyterLab's
+    // toasts draw a notification a moment after it is emitted, and an
+    // update that comes first (a server that fails within milliseconds) is
+    // lost, leaving "… on the Jupyter server" running for good.
+    Notification.dismiss(id);
+    Notification.error(failed(serverErrorMessage(error)), {
       autoClose: false
     });
     return null;

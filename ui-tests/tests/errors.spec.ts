@@ -126,6 +126,31 @@ test.describe('a bucket without a CORS rule, with server-side mode on', () => {
     await expectFileIsObject('nocors', 'intro.ipynb', `${tmpPath}/intro.ipynb`);
     expect(await listFolder(page, tmpPath)).toEqual(['intro.ipynb']);
   });
+
+  test('a clone the server cannot do either says why, and its progress does not stay', async ({
+    page,
+    tmpPath
+  }) => {
+    // A missing key: the browser sees the bucket's CORS refusal, the server
+    // S3's answer, at once (a few milliseconds).
+    const notification = await cloneFromDialog(
+      page,
+      'nocors',
+      'not-there.ipynb',
+      tmpPath,
+      'does not allow requests from this page'
+    );
+    await notification
+      .getByRole('button', { name: 'Clone on the Server' })
+      .click();
+    await expect(
+      toast(page, 'The Jupyter server could not clone s3://nocors/not-there')
+    ).toBeVisible({ timeout: 30000 });
+    await expect(
+      toast(page, 'Cloning s3://nocors/not-there.ipynb on the Jupyter server')
+    ).toHaveCount(0);
+    expect(await listFolder(page, tmpPath)).toEqual([]);
+  });
 });
 
 test.describe('a bucket that does not exist', () => {
