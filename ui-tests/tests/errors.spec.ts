@@ -103,15 +103,20 @@ test.describe('a bucket without a CORS rule', () => {
 });
 
 test.describe('a bucket without a CORS rule, with server-side mode on', () => {
-  test('the clone is offered on the server, which is not bound by CORS, and saves the object as it is', async ({
-    page,
-    tmpPath
-  }) => {
-    // The test Lab runs with c.Bookshelf.server_access (scripts/serve.py).
+  /**
+   * Clone `key` of the bucket without a CORS rule from the dialog, then,
+   * refused, choose "Clone on the Server" (the test Lab runs with
+   * c.Bookshelf.server_access, scripts/serve.py); nothing is written before.
+   */
+  async function cloneOnServerAfterRefusal(
+    page: IJupyterLabPageFixture,
+    key: string,
+    tmpPath: string
+  ): Promise<void> {
     const notification = await cloneFromDialog(
       page,
       'nocors',
-      'intro.ipynb',
+      key,
       tmpPath,
       'does not allow requests from this page'
     );
@@ -119,6 +124,13 @@ test.describe('a bucket without a CORS rule, with server-side mode on', () => {
     await notification
       .getByRole('button', { name: 'Clone on the Server' })
       .click();
+  }
+
+  test('the clone is offered on the server, which is not bound by CORS, and saves the object as it is', async ({
+    page,
+    tmpPath
+  }) => {
+    await cloneOnServerAfterRefusal(page, 'intro.ipynb', tmpPath);
     await expect(
       toast(page, `Cloned s3://nocors/intro.ipynb to ${tmpPath}/intro.ipynb`)
     ).toBeVisible({ timeout: 30000 });
@@ -133,16 +145,7 @@ test.describe('a bucket without a CORS rule, with server-side mode on', () => {
   }) => {
     // A missing key: the browser sees the bucket's CORS refusal, the server
     // S3's answer, at once (a few milliseconds).
-    const notification = await cloneFromDialog(
-      page,
-      'nocors',
-      'not-there.ipynb',
-      tmpPath,
-      'does not allow requests from this page'
-    );
-    await notification
-      .getByRole('button', { name: 'Clone on the Server' })
-      .click();
+    await cloneOnServerAfterRefusal(page, 'not-there.ipynb', tmpPath);
     await expect(
       toast(page, 'The Jupyter server could not clone s3://nocors/not-there')
     ).toBeVisible({ timeout: 30000 });
