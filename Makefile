@@ -41,8 +41,10 @@ BUILT := jupyterlab_bookshelf/labextension/package.json
 # the full browser (median of 10), and the UI tests load Lab about 200 times.
 CHROMIUM := /usr/bin/chromium
 HEADLESS_SHELL := /usr/bin/chromium-headless-shell
-# nginx, for the UI tests of clones behind a proxy with a body size limit.
+# nginx, for the UI tests of clones behind a proxy with a body size limit,
+# and openssl, for the certificate of the one that ends TLS.
 NGINX := /usr/sbin/nginx
+OPENSSL := /usr/bin/openssl
 FRONTEND_SOURCES := $(shell find src style schema buildutils -type f 2>/dev/null) package.json tsconfig.json webpack.config.js
 
 .PHONY: help setup demo demo-hub test bench bench-large screenshots lint clean
@@ -90,13 +92,14 @@ $(STAMP_UI): ui-tests/package.json ui-tests/yarn.lock | $(STAMP_PY)
 	cd ui-tests && $(JLPM) install --immutable
 	touch $@
 
-$(CHROMIUM) $(HEADLESS_SHELL) $(NGINX):
+$(CHROMIUM) $(HEADLESS_SHELL) $(NGINX) $(OPENSSL):
 	@if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi; \
 	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $(notdir $@) > /dev/null
 
 # One apt-get at a time: dpkg takes a lock.
 $(NGINX): | $(HEADLESS_SHELL)
 $(CHROMIUM): | $(NGINX)
+$(OPENSSL): | $(CHROMIUM)
 
 demo: setup
 	$(PYTHON) scripts/serve.py --mode demo --s3-port $(BOOKSHELF_S3_PORT) --lab-port $(BOOKSHELF_LAB_PORT)
@@ -113,7 +116,7 @@ lint: $(STAMP_JS)
 # The UI tests run in Chromium's headless shell, and in the full Chromium
 # where only it will do (tests/local-network.spec.ts).
 test:
-	$(MAKE) -j3 --output-sync=target setup $(STAMP_UI) $(HEADLESS_SHELL) $(NGINX) $(CHROMIUM)
+	$(MAKE) -j3 --output-sync=target setup $(STAMP_UI) $(HEADLESS_SHELL) $(NGINX) $(CHROMIUM) $(OPENSSL)
 	$(PYTHON) scripts/run_tests.py
 
 bench: setup $(STAMP_UI) $(CHROMIUM)
