@@ -92,10 +92,18 @@ c.JupyterHub.services = [
 """
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind((HOST, 0))
-        return probe.getsockname()[1]
+def _free_ports(count: int) -> list[int]:
+    """``count`` distinct ports free now. The probes stay bound until all are chosen: a port
+    probed and closed may be handed out again at once (the hub and its proxy's API were once
+    given the same one, and the hub could not start)."""
+    probes = [socket.socket() for _ in range(count)]
+    try:
+        for probe in probes:
+            probe.bind((HOST, 0))
+        return [probe.getsockname()[1] for probe in probes]
+    finally:
+        for probe in probes:
+            probe.close()
 
 
 def _port_is_open(port: int) -> bool:
@@ -166,7 +174,7 @@ def write_config(run_dir: Path, port: int, s3_settings: dict[str, Any]) -> Path:
         "PYTHONPATH": os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")])),
         "PATH": os.environ.get("PATH", ""),
     }
-    service_port = _free_port()
+    service_port, hub_port, proxy_api_port = _free_ports(3)
     environment["BOOKSHELF_CREDENTIALS_SERVICE_URL"] = (
         f"http://{HOST}:{service_port}/services/bookshelf-credentials/"
     )
@@ -187,8 +195,8 @@ def write_config(run_dir: Path, port: int, s3_settings: dict[str, Any]) -> Path:
         service_port=service_port,
         service_environment=service_environment,
         port=port,
-        hub_port=_free_port(),
-        proxy_api_port=_free_port(),
+        hub_port=hub_port,
+        proxy_api_port=proxy_api_port,
         proxy=str(PROXY),
         proxy_token=secrets.token_hex(32),
         cookie_secret=str(run_dir / "cookie_secret"),
