@@ -144,7 +144,11 @@ def main() -> int:
     if test and args.nginx_tls_port:
         origins += [f"https://{host}:{args.nginx_tls_port}" for host in ("127.0.0.1", "localhost")]
     if test:
-        origins += [f"http://{LAN_HOST}:{port}" for port in (args.lab_port, args.lite_port) if port]
+        origins += [
+            f"http://{LAN_HOST}:{port}"
+            for port in (args.lab_port, args.lite_port, args.hub_port)
+            if port
+        ]
     allowed = ["examples", "published"]
     if test:
         allowed += ["nocors", "versioned-examples", "missing-bucket"]

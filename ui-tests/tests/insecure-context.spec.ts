@@ -3,11 +3,12 @@
  * on the local network is (http://10.0.0.5:8888): the page is not a secure
  * context, so the browser gives it no `navigator.clipboard`, no Web Locks
  * and no `crypto.subtle`. This file's browser resolves LAN_HOST to
- * 127.0.0.1; the test Lab accepts it as its host, and the buckets' CORS
- * rules allow its origin and the JupyterLite site's by that name
- * (scripts/serve.py).
+ * 127.0.0.1; the test Lab accepts it as its host (a JupyterHub's user
+ * servers accept any), and the buckets' CORS rules allow its origin, the
+ * hub's and the JupyterLite site's by that name (scripts/serve.py).
  */
 import type { Browser, Page } from '@playwright/test';
+import * as fs from 'fs';
 
 import { expect, NetworkLog, test } from './fixtures';
 import {
@@ -22,6 +23,7 @@ import {
   readFile
 } from './helpers';
 import {
+  clickInToast,
   cloneInDialog,
   confirmClone,
   followCloneLink,
@@ -31,6 +33,7 @@ import {
   openInfoPanel,
   toast
 } from './pages';
+import { cloneFromLink, fileOnDisk, hub, logIn, publish } from './hub';
 import { expectTabsCloneWithoutLoss } from './lite';
 import { readObject, server as s3rver, writeObject } from './s3rver';
 
@@ -273,4 +276,43 @@ test('two tabs of a JupyterLite site clone one key at once: every clone gets a n
   // tab, one of six such rounds lost a clone.)
   const site = fixture().lite_url!.replace('127.0.0.1', LAN_HOST);
   await expectTabsCloneWithoutLoss(browser, site, 6);
+});
+
+test("on a JupyterHub by this name: a user-redirect link clones into the user's own tree, the clone publishes below the user's prefix, and Copy Hub Link copies the link by this name", async ({
+  browser,
+  networkLog
+}) => {
+  // A user's server to start on a two-core machine.
+  test.setTimeout(240000);
+  const origin = hub().url.replace('127.0.0.1', LAN_HOST);
+  const ana = await logIn(browser, 'ana', networkLog, origin);
+  expect(await ana.evaluate(() => window.isSecureContext)).toBe(false);
+  const folder = `lan-${Date.now()}`;
+  const key = 'reports/2026/q3.ipynb';
+  const cloned = await cloneFromLink(
+    ana,
+    `${origin}/hub/user-redirect/bookshelf/clone?s3_bucket=examples` +
+      `&s3_key=${encodeURIComponent(key)}` +
+      `&target_path=${encodeURIComponent(folder + '/')}`
+  );
+  expect(cloned).toBe(`${folder}/q3.ipynb`);
+  const file = await fileOnDisk('ana', cloned);
+  expect(fs.readFileSync(file)).toEqual(
+    (await getObject('examples', key))!.body
+  );
+
+  const notification = await publish(ana, cloned, 'ana');
+  const stored = await getObject('published', `users/ana/${cloned}`);
+  expect(stored!.body.equals(fs.readFileSync(file))).toBe(true);
+  const copied = await recordCopies(ana);
+  await clickInToast(notification, 'Copy Hub Link');
+  await expect(
+    notification.getByRole('button', { name: 'Hub Link Copied' })
+  ).toBeVisible();
+  const link = new URL((await copied())[0]);
+  expect(link.origin).toBe(origin);
+  expect(link.pathname).toBe('/hub/user-redirect/bookshelf/clone');
+  expect(link.searchParams.get('s3_key')).toBe(`users/ana/${cloned}`);
+  expect(link.searchParams.get('s3_version_id')).toBe(stored!.versionId);
+  await ana.context().close();
 });

@@ -25,7 +25,7 @@ import {
   infoStates,
   openApp,
   openInfoPanel,
-  publishDialog,
+  publishSavedVersionIfAsked,
   startCommand
 } from './pages';
 import {
@@ -73,15 +73,7 @@ test.describe('JupyterLite', () => {
       await startCommand(page, 'bookshelf:publish', { path: name });
       // Lite may mark the open notebook changed (its kernel choice): the
       // saved version is the clone's bytes.
-      const unsaved = page.locator('.jp-Dialog', {
-        hasText: 'Unsaved changes'
-      });
-      await expect(unsaved.or(publishDialog(page))).toBeVisible();
-      if (await unsaved.isVisible()) {
-        await unsaved
-          .getByRole('button', { name: 'Publish Saved Version' })
-          .click();
-      }
+      await publishSavedVersionIfAsked(page);
       await confirmPublish(page, 'new');
       await expect
         .poll(async () => (await getObject('published', name))?.body)

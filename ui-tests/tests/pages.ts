@@ -44,6 +44,26 @@ export function publishDialog(page: Page): Locator {
 }
 
 /**
+ * After the publish command: when the notebook is open with changes not
+ * saved, publish its saved version, as a person who changed nothing does
+ * (Lab marks a notebook it opened changed once its kernel starts and
+ * updates the notebook's language_info; Lite, once a kernel is chosen);
+ * then the publish dialog is there.
+ */
+export async function publishSavedVersionIfAsked(page: Page): Promise<void> {
+  const unsaved = page.locator('.jp-Dialog', { hasText: 'Unsaved changes' });
+  await expect(unsaved.or(publishDialog(page))).toBeVisible({
+    timeout: 30000
+  });
+  if (await unsaved.isVisible()) {
+    await unsaved
+      .getByRole('button', { name: 'Publish Saved Version' })
+      .click();
+  }
+  await expect(publishDialog(page)).toBeVisible({ timeout: 30000 });
+}
+
+/**
  * In the publish dialog, once it has looked at the destination and found
  * nothing there (`new`) or an object (`exists`), click Publish or Replace.
  */
