@@ -45,10 +45,10 @@ export function publishDialog(page: Page): Locator {
 
 /**
  * After the publish command: when the notebook is open with changes not
- * saved, publish its saved version, as a person who changed nothing does
- * (Lab marks a notebook it opened changed once its kernel starts and
- * updates the notebook's language_info; Lite, once a kernel is chosen);
- * then the publish dialog is there.
+ * saved, publish its saved version, as a person who changed nothing does;
+ * then the publish dialog is there. Lite marks an open notebook changed
+ * once a kernel is chosen; a hub user's Lab once did so for a clone it had
+ * just opened, under load, with no edit (not reproduced alone).
  */
 export async function publishSavedVersionIfAsked(page: Page): Promise<void> {
   const unsaved = page.locator('.jp-Dialog', { hasText: 'Unsaved changes' });
