@@ -16,6 +16,7 @@ import argparse
 import json
 import os
 import secrets
+import signal
 import socket
 import subprocess
 import sys
@@ -252,6 +253,10 @@ def start_hub(
     raise RuntimeError(f"JupyterHub did not answer within {timeout} s; see {log.name}")
 
 
+def _interrupt(*_: object) -> None:
+    raise KeyboardInterrupt
+
+
 def main() -> int:
     sys.path.insert(0, str(HERE))
     from s3_fixture import DEMO_ACCESS_KEY, DEMO_SECRET_KEY, start_s3_server
@@ -278,6 +283,9 @@ def main() -> int:
         f"\n  S3 server at {s3.endpoint_url}. Press Ctrl-C to stop.\n",
         flush=True,
     )
+    # Stopped by a signal (kill, a service manager), as by Ctrl-C: the hub, its proxy, the
+    # users' servers and the S3 server go too, not on without their parent.
+    signal.signal(signal.SIGTERM, _interrupt)
     try:
         hub._process.wait()
     except KeyboardInterrupt:
