@@ -241,6 +241,7 @@ def start_hub(
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if process.poll() is not None:
+            _stop_orphaned_proxy(run_dir)
             raise RuntimeError(f"JupyterHub exited with {process.returncode}; see {log.name}")
         try:
             with urllib.request.urlopen(f"{hub.url}/hub/api", timeout=2) as answer:
@@ -251,6 +252,21 @@ def start_hub(
         time.sleep(0.3)
     hub.stop()
     raise RuntimeError(f"JupyterHub did not answer within {timeout} s; see {log.name}")
+
+
+def _stop_orphaned_proxy(run_dir: Path) -> None:
+    """Stop the proxy of a JupyterHub that failed while starting (its port taken): it exits
+    without stopping the proxy it started, which would go on listening on the hub's port. The
+    proxy's PID is in the PID file JupyterHub writes in its working folder (``run_dir``)."""
+    pid_file = run_dir / "jupyterhub-proxy.pid"
+    try:
+        pid = int(pid_file.read_text().strip())
+        command = Path(f"/proc/{pid}/cmdline").read_bytes()
+    except (OSError, ValueError):
+        return
+    if b"configurable-http-proxy" in command:
+        os.kill(pid, signal.SIGTERM)
+    pid_file.unlink(missing_ok=True)
 
 
 def _interrupt(*_: object) -> None:
