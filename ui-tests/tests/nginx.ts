@@ -36,8 +36,9 @@ export async function startNginx(
   bodyLimit: string,
   options: { tls?: boolean } = {}
 ): Promise<INginx> {
-  const { lab_port: labPort } = fixture();
-  const port = options.tls ? fixture().nginx_tls_port : fixture().nginx_port;
+  const servers = fixture();
+  const labPort = servers.lab_port;
+  const port = options.tls ? servers.nginx_tls_port : servers.nginx_port;
   const dir = path.join(runDir(), `nginx-${port}`);
   fs.rmSync(dir, { recursive: true, force: true });
   fs.mkdirSync(dir, { recursive: true });
