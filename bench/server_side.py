@@ -2,8 +2,8 @@
 
 Starts the S3 fixture server (moto) and a Jupyter server with ``--Bookshelf.server_access=True``
 (ports ``BOOKSHELF_BENCH_S3_PORT``, default 29090, and ``BOOKSHELF_BENCH_LAB_PORT``, 28898), then
-measures, median (and the fastest and slowest) of ``BOOKSHELF_BENCH_ROUNDS`` (default 5)
-interleaved runs:
+measures, median (and the fastest and slowest) of ``BOOKSHELF_BENCH_ROUNDS`` (default 5; five
+times as many up to 10 MB) interleaved runs, each timed while the server's memory is sampled:
 
 - clone of 10, 50 and 200 MB objects through ``POST /api/bookshelf/clone`` against ``curl`` GET
   of the same object from S3 (a presigned URL) to a file plus ``cp`` of it into the tree;
@@ -104,7 +104,9 @@ def timed(action) -> float:
 
 
 def timed_with_memory(action, pid: int) -> tuple[float, int]:
-    """The time ``action`` takes and how far the process's RSS rose above its level before."""
+    """The time ``action`` takes and how far the process's RSS rose above its level before.
+    Every variant is timed this way, also those whose memory is not reported: the sampler
+    takes some CPU, which a variant timed without it would not pay."""
     before = rss(pid)
     peak = before
     done = threading.Event()
@@ -123,6 +125,17 @@ def timed_with_memory(action, pid: int) -> tuple[float, int]:
         done.set()
         sampler.join()
     return seconds, max(0, max(peak, rss(pid)) - before)
+
+
+#: Sizes up to this many MB get ``SMALL_ROUNDS_FACTOR`` times the rounds: their times are
+#: tens of milliseconds, where one slow round (a timer of the server, a page of memory
+#: written back) moves a median of five by a third.
+SMALL_MB = 10
+SMALL_ROUNDS_FACTOR = 5
+
+
+def rounds_for(size_mb: int, rounds: int) -> int:
+    return rounds * SMALL_ROUNDS_FACTOR if size_mb <= SMALL_MB else rounds
 
 
 def spread(values: list[float]) -> dict:
@@ -170,7 +183,7 @@ def main() -> int:
                 )  # fmt: skip
                 clone_s, curl_s, publish_s, raw_s, raw_md5_s = [], [], [], [], []
                 clone_rss, publish_rss = [], []
-                for index in range(rounds):
+                for index in range(rounds_for(size, rounds)):
                     download = work / "download.bin"
 
                     def curl_cp(index=index, download=download, get_url=get_url):
@@ -205,13 +218,14 @@ def main() -> int:
                                         str(nb), "-H", f"Content-MD5: {md5}", put_url],
                                        check=True)  # fmt: skip
 
-                    curl_s.append(timed(curl_cp))
-                    raw_md5_s.append(timed(raw_put_md5))
-                    seconds, grown = timed_with_memory(clone, jupyter.pid)
+                    pid = jupyter.pid
+                    curl_s.append(timed_with_memory(curl_cp, pid)[0])
+                    raw_md5_s.append(timed_with_memory(raw_put_md5, pid)[0])
+                    seconds, grown = timed_with_memory(clone, pid)
                     clone_s.append(seconds)
                     clone_rss.append(grown)
-                    raw_s.append(timed(raw_put))
-                    seconds, grown = timed_with_memory(publish, jupyter.pid)
+                    raw_s.append(timed_with_memory(raw_put, pid)[0])
+                    seconds, grown = timed_with_memory(publish, pid)
                     publish_s.append(seconds)
                     publish_rss.append(grown)
                 for path in root.glob(f"{size}mb*.bin"):
@@ -310,6 +324,11 @@ def measure_large(client, api, url, pid, work, root, size_mb) -> dict:
 
 
 def seconds(measured: dict) -> str:
+    """The median and spread, in milliseconds below a second (a ratio of times shown to a
+    hundredth of a second could not be checked against them)."""
+    if measured["max"] < 1:
+        low, high = measured["min"] * 1000, measured["max"] * 1000
+        return f"{measured['median'] * 1000:.0f} ms ({low:.0f}-{high:.0f})"
     return f"{measured['median']:.2f} s ({measured['min']:.2f}-{measured['max']:.2f})"
 
 
@@ -330,7 +349,8 @@ def table(results: dict, rounds: int) -> str:
     lines = [
         "# Server-side mode",
         "",
-        f"Median (fastest-slowest) of {rounds} interleaved runs; ratios of the medians; memory: "
+        f"Median (fastest-slowest) of {rounds} interleaved runs ({rounds * SMALL_ROUNDS_FACTOR} "
+        f"up to {SMALL_MB} MB); ratios of the medians; memory: "
         "the most the Jupyter server's RSS rose above its level before, in any run. "
         "`python bench/server_side.py` (part of `make bench`).",
         "",
