@@ -29,7 +29,7 @@ from concurrent.futures import Future
 from dataclasses import dataclass
 from typing import Any, BinaryIO
 
-from botocore.exceptions import ClientError
+from botocore.exceptions import ClientError, ConnectionClosedError, ReadTimeoutError
 from jupyter_core.utils import ensure_async
 from jupyter_server.services.contents.fileio import FileManagerMixin
 from tornado.web import HTTPError
@@ -45,7 +45,7 @@ from ..publishing import (
 from ..validation import clone_link_query
 from .config import S3Settings
 from .notebook import READ_SIZE, check_notebook_stream
-from .s3 import s3_client, to_bookshelf_error
+from .s3 import etag_md5, s3_client, to_bookshelf_error
 from .transfers import in_transfer_thread, start_check
 
 PROBE_KEY_STEM = ".bookshelf-conditional-write-check-"
@@ -277,6 +277,36 @@ def _head_etag(client: Any, bucket: str, key: str) -> tuple[bool, str | None]:
     return True, head.get("ETag")
 
 
+def own_object(client: Any, bucket: str, key: str, sent: UnchangedBody) -> dict[str, Any] | None:
+    """The object at ``key`` when it holds the bytes ``sent``, else None: the same length and
+    the same CRC32, where the service keeps the one the put carried, or else an ETag that is
+    their MD5 (a single put's, unencrypted or SSE-S3). A put whose answer was lost is sent
+    again by botocore and then fails its own condition, or no answer comes at all: the object
+    is there all the same, and it is this publish's, not someone else's (the browser's
+    ``ownObject``). Blocking; rare, so the MD5 is made here when the put did not carry it."""
+    try:
+        head = client.head_object(Bucket=bucket, Key=key, ChecksumMode="ENABLED")
+    except Exception:  # noqa: BLE001  (not found, or unreachable: the first error stands)
+        return None
+    digested = sent.digested
+    if head.get("ContentLength") != digested.size:
+        return None
+    crc32 = digested.checksum.get("ChecksumCRC32")
+    if crc32 is not None and head.get("ChecksumCRC32"):
+        return head if head["ChecksumCRC32"] == crc32 else None
+    stored_md5 = etag_md5(
+        head.get("ETag"), head.get("ServerSideEncryption"), head.get("SSECustomerAlgorithm")
+    )
+    if stored_md5 is None:
+        return None
+    sent_md5 = digested.checksum.get("ContentMD5")
+    if sent_md5 is not None:
+        mine = base64.b64decode(sent_md5).hex() == stored_md5
+    else:
+        mine = sent.md5_hex() == stored_md5
+    return head if mine else None
+
+
 def decide(policy: str, exists: bool, etag: str | None, options: PublishOptions, where: str):
     """The put's condition (botocore's parameter names), from the shared decision
     (``publishing.decide_overwrite``, the browser's ``decideOverwrite``); raises its refusal."""
@@ -498,6 +528,21 @@ class UnchangedBody:
         self._position += len(chunk)
         return chunk
 
+    @property
+    def digested(self) -> Digested:
+        return self._digested
+
+    def md5_hex(self) -> str:
+        """The MD5 of the bytes, read again at a position of their own."""
+        reader = _OwnPosition(self._file)
+        md5 = hashlib.md5(usedforsecurity=False)
+        try:
+            while chunk := reader.read(DIGEST_READ_SIZE):
+                md5.update(chunk)
+        finally:
+            reader.release()
+        return md5.hexdigest()
+
     def verdict(self) -> None:
         """``Conflict`` when the file was written since it was hashed, else the check's error.
         The save comes first: a check that read the file while it was being rewritten (a
@@ -517,6 +562,21 @@ class UnchangedBody:
                 "published; publish it again.",
                 "path",
             ) from None
+
+
+def changed_meanwhile(where: str, condition: dict[str, str]) -> BookshelfError:
+    """The error of a put whose condition failed on someone else's object."""
+    if "IfNoneMatch" in condition:
+        return BookshelfError(
+            "Conflict",
+            f"{where} was created by someone else while you were publishing; nothing was "
+            "overwritten. Look at their version, then publish again.",
+        )
+    return BookshelfError(
+        "PreconditionFailed",
+        f"{where} was changed by someone else since you looked; nothing was "
+        "overwritten. Look at the newer version, then publish again.",
+    )
 
 
 def upload(
@@ -553,24 +613,22 @@ def upload(
         )
     except _Refused as refused:
         raise refused.error from None
+    except (ConnectionClosedError, ReadTimeoutError):
+        # The body went, the answer did not come (also after botocore's tries).
+        put = own_object(client, bucket, key, data)
+        if put is None:
+            raise
     except ClientError as error:
         mapped = to_bookshelf_error(error, bucket, key, endpoint_url=settings.endpoint_url)
         changed = (mapped.code == "PreconditionFailed" and condition) or (
             mapped.code == "NoSuchKey" and "IfMatch" in condition
         )
-        if changed and "IfNoneMatch" in condition:
-            raise BookshelfError(
-                "Conflict",
-                f"{where} was created by someone else while you were publishing; nothing was "
-                "overwritten. Look at their version, then publish again.",
-            ) from None
-        if changed:
-            raise BookshelfError(
-                "PreconditionFailed",
-                f"{where} was changed by someone else since you looked; nothing was "
-                "overwritten. Look at the newer version, then publish again.",
-            ) from None
-        raise mapped from None
+        if not changed:
+            raise mapped from None
+        # Unless this publish's own first try stored it, and its answer was lost.
+        put = own_object(client, bucket, key, data)
+        if put is None:
+            raise changed_meanwhile(where, condition) from None
     # Stored means the whole body went, so the check passed; said again to be sure.
     data.verdict()
     result: dict[str, Any] = {"s3_path": where}

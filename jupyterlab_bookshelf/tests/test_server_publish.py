@@ -646,3 +646,144 @@ def test_a_notebook_as_jupyter_saves_it_gets_the_quick_check(
     body = assert_error(publish(api, unique + "v5.ipynb"), 400, "NotANotebook")
     assert "'nbformat' is 5; only version 4 notebooks can be published." in body["message"]
     assert objects(moto_client, "published", f"notebooks/{unique}v5.ipynb") == []
+
+
+def lose_put_answers(faults, key, times):
+    """S3 carries out the PUT of ``key``, and the connection closes before its answer
+    (``times`` PUTs, 0: every one)."""
+    faults.add({"method": "PUT", "path": f"/published/{key}", "times": times,
+                "fault": {"type": "drop", "head": False}})  # fmt: skip
+
+
+def assert_published(response, status, moto_client, key, data, versions):
+    """The publish answered ``status`` with the object S3 holds: ``data``, in ``versions``."""
+    assert response.code == status, response.body
+    head = moto_client.head_object(Bucket="published", Key=key)
+    assert reply(response)["etag"] == head["ETag"]
+    assert reply(response)["version_id"] == head["VersionId"]
+    assert read(moto_client, key) == data
+    assert len(objects(moto_client, "published", key)) == versions
+
+
+@pytest.mark.parametrize("policy", ["confirm", "never", "always"])
+def test_a_new_object_whose_put_answer_was_lost_is_this_publish_s_own(
+    api, fault_proxy, faults, write_settings, moto_client, unique, saved, policy
+):
+    # S3 stores the object, then the connection closes before its answer; botocore sends the
+    # PUT again, whose condition (If-None-Match: *, as every policy creates) now fails on the
+    # object this publish stored itself. That is a success, not someone else's publish.
+    write_settings(endpointUrl=fault_proxy.url, overwritePolicy=policy)
+    key = f"notebooks/{unique}lost.ipynb"
+    data = saved(unique + "lost.ipynb", notebook_bytes(text="mine"))
+    lose_put_answers(faults, key, times=1)
+    response = publish(api, unique + "lost.ipynb")
+    assert faults.rules()[0]["seen"] == 2  # the PUT, and botocore's second try
+    assert_published(response, 201, moto_client, key, data, versions=1)
+
+
+def test_a_put_whose_every_answer_was_lost_is_found_stored(
+    api, fault_proxy, faults, write_settings, moto_client, unique, saved
+):
+    # No answer to any try (botocore gives up): the object there is this publish's.
+    write_settings(endpointUrl=fault_proxy.url)
+    key = f"notebooks/{unique}silent.ipynb"
+    data = saved(unique + "silent.ipynb", notebook_bytes(text="mine"))
+    lose_put_answers(faults, key, times=0)
+    response = publish(api, unique + "silent.ipynb")
+    assert faults.rules()[0]["applied"] >= 2
+    assert_published(response, 201, moto_client, key, data, versions=1)
+
+
+def test_a_confirmed_replace_whose_put_answer_was_lost_is_this_publish_s_own(
+    api, fault_proxy, faults, write_settings, moto_client, unique, saved
+):
+    # The second try's If-Match names the version this publish replaced.
+    write_settings(endpointUrl=fault_proxy.url)
+    key = f"notebooks/{unique}again.ipynb"
+    saved(unique + "again.ipynb", notebook_bytes(text="first"))
+    assert publish(api, unique + "again.ipynb").code == 201
+    data = saved(unique + "again.ipynb", notebook_bytes(text="second"))
+    lose_put_answers(faults, key, times=1)
+    response = publish(api, unique + "again.ipynb", overwrite=True)
+    assert faults.rules()[0]["seen"] == 2
+    assert_published(response, 200, moto_client, key, data, versions=2)
+
+
+def test_someone_else_s_object_after_a_lost_answer_is_still_a_conflict(
+    api, fault_proxy, faults, write_settings, moto_client, unique, saved, monkeypatch
+):
+    # The first try's answer is lost, the second is refused, and before the publish looks
+    # at what is there, someone else publishes other bytes: theirs is not taken for its own.
+    from jupyterlab_bookshelf.server_access import publish as publish_module
+
+    write_settings(endpointUrl=fault_proxy.url)
+    key = f"notebooks/{unique}theirs.ipynb"
+    saved(unique + "theirs.ipynb", notebook_bytes(text="mine"))
+    lose_put_answers(faults, key, times=1)
+    real_own_object = publish_module.own_object
+
+    def theirs_first(client, bucket, key_, sent):
+        moto_client.put_object(Bucket=bucket, Key=key_, Body=notebook_bytes(text="theirs"))
+        return real_own_object(client, bucket, key_, sent)
+
+    monkeypatch.setattr(publish_module, "own_object", theirs_first)
+    assert_error(publish(api, unique + "theirs.ipynb"), 409, "Conflict")
+    assert read(moto_client, key) == notebook_bytes(text="theirs")
+
+
+class _HeadClient:
+    """A client whose HeadObject answers ``head`` (or raises it)."""
+
+    def __init__(self, head):
+        self.head = head
+
+    def head_object(self, **_):
+        if isinstance(self.head, Exception):
+            raise self.head
+        return self.head
+
+
+def _sent(data: bytes, crc32: bool):
+    import io
+    from concurrent.futures import Future
+
+    from jupyterlab_bookshelf.server_access import publish as publish_module
+
+    file = io.BytesIO(data)
+    check: Future[None] = Future()
+    check.set_result(None)
+    digested = publish_module.digest_file(file, crc32)
+    return publish_module.UnchangedBody(file, digested, check, "a.ipynb")
+
+
+@pytest.mark.parametrize(
+    "crc32, head, mine",
+    [
+        # The service kept the put's CRC32: it decides.
+        (True, {"ContentLength": 5, "ChecksumCRC32": "NhCmhg==", "ETag": '"x"'}, True),
+        (True, {"ContentLength": 5, "ChecksumCRC32": "AAAAAA==", "ETag": '"x"'}, False),
+        # It did not (moto): the ETag, a single put's MD5, does.
+        (True, {"ContentLength": 5, "ETag": '"5d41402abc4b2a76b9719d911017c592"'}, True),
+        (True, {"ContentLength": 5, "ETag": '"00000000000000000000000000000000"'}, False),
+        (False, {"ContentLength": 5, "ETag": '"5d41402abc4b2a76b9719d911017c592"'}, True),
+        (False, {"ContentLength": 5, "ETag": '"00000000000000000000000000000000"'}, False),
+        # Another length, an ETag that is no MD5 (KMS, parts), no object: not ours.
+        (False, {"ContentLength": 6, "ETag": '"5d41402abc4b2a76b9719d911017c592"'}, False),
+        (
+            False,
+            {
+                "ContentLength": 5,
+                "ETag": '"5d41402abc4b2a76b9719d911017c592"',
+                "ServerSideEncryption": "aws:kms",
+            },
+            False,
+        ),  # fmt: skip
+        (False, {"ContentLength": 5, "ETag": '"5d41402abc4b2a76b9719d911017c592-1"'}, False),
+        (False, RuntimeError("404"), False),
+    ],
+)
+def test_own_object_compares_the_put_s_checksum(crc32, head, mine):
+    from jupyterlab_bookshelf.server_access.publish import own_object
+
+    found = own_object(_HeadClient(head), "published", "k", _sent(b"hello", crc32))
+    assert (found is head) is mine
