@@ -393,6 +393,37 @@ def test_a_download_damaged_every_time_is_502_corrupted(api, faults, jp_root_dir
     assert tree(jp_root_dir) == []
 
 
+def clone_cut_off(api, faults, put_object, key, times):
+    """Clone a notebook of 3 MiB whose download the connection's close cuts after its first
+    MiB, ``times`` times (0: every time); the response and the notebook's bytes."""
+    data = notebook_bytes(text="x" * (3 * 1024 * 1024))
+    put_object("examples", key, data)
+    faults.add({"method": "GET", "path": f"/examples/{key}", "times": times,
+                "fault": {"type": "drop", "after": 1024 * 1024}})  # fmt: skip
+    response = api(
+        "api", "bookshelf", "clone", method="POST", body={"s3_bucket": "examples", "s3_key": key}
+    )  # fmt: skip
+    return response, data
+
+
+def test_a_download_cut_off_once_is_read_again_whole(api, faults, put_object, unique, jp_root_dir):
+    response, data = clone_cut_off(api, faults, put_object, unique + "cut.ipynb", times=1)
+    assert response.code == 201, response.body
+    assert faults.rules()[0]["applied"] == 1
+    assert tree(jp_root_dir) == ["cut.ipynb"]
+    assert (jp_root_dir / "cut.ipynb").read_bytes() == data
+
+
+def test_a_download_cut_off_every_time_is_502_and_nothing_is_written(
+    api, faults, put_object, unique, jp_root_dir
+):
+    response, _ = clone_cut_off(api, faults, put_object, unique + "cut.ipynb", times=0)
+    body = assert_error(response, 502, "Interrupted")
+    assert body["message"].endswith("was interrupted; it still was after retries.")
+    assert faults.rules()[0]["applied"] == 3  # DOWNLOAD_ATTEMPTS
+    assert tree(jp_root_dir) == []
+
+
 def test_no_free_name_is_409(api, put_object, unique, jp_root_dir):
     # Taken, and every increment would be longer than a file name may be.
     name = "n" * 249 + ".ipynb"
