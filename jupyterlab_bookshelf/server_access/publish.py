@@ -602,33 +602,50 @@ def upload(
         honoured = answer["if_match"] if needed == "IfMatch" else answer["if_none_match"]
         if not honoured:
             raise conditions_ignored(needed, where)
+
+    def send(condition: dict[str, str]) -> dict[str, Any]:
+        data.seek(0)
+        try:
+            return client.put_object(
+                Bucket=bucket,
+                Key=key,
+                Body=data,
+                ContentType=NOTEBOOK_CONTENT_TYPE,
+                **digested.checksum,
+                **condition,
+            )
+        except _Refused as refused:
+            raise refused.error from None
+        except (ConnectionClosedError, ReadTimeoutError):
+            # The body went, the answer did not come (also after botocore's tries).
+            own = own_object(client, bucket, key, data)
+            if own is None:
+                raise
+            return own
+
     try:
-        put = client.put_object(
-            Bucket=bucket,
-            Key=key,
-            Body=data,
-            ContentType=NOTEBOOK_CONTENT_TYPE,
-            **digested.checksum,
-            **condition,
-        )
-    except _Refused as refused:
-        raise refused.error from None
-    except (ConnectionClosedError, ReadTimeoutError):
-        # The body went, the answer did not come (also after botocore's tries).
-        put = own_object(client, bucket, key, data)
-        if put is None:
-            raise
+        try:
+            put = send(condition)
+        except ClientError as error:
+            mapped = to_bookshelf_error(error, bucket, key, endpoint_url=settings.endpoint_url)
+            changed = (mapped.code == "PreconditionFailed" and condition) or (
+                mapped.code == "NoSuchKey" and "IfMatch" in condition
+            )
+            if not changed:
+                raise
+            # Unless this publish's own first try stored it, and its answer was lost.
+            own = own_object(client, bucket, key, data)
+            if own is not None:
+                put = own
+            elif settings.overwrite_policy == "always" and "IfNoneMatch" in condition:
+                # Someone created the object after the HEAD: 'always' replaces it, as the
+                # browser's writeOnCondition does (a versioned bucket keeps theirs).
+                exists = True
+                put = send({})
+            else:
+                raise changed_meanwhile(where, condition) from None
     except ClientError as error:
-        mapped = to_bookshelf_error(error, bucket, key, endpoint_url=settings.endpoint_url)
-        changed = (mapped.code == "PreconditionFailed" and condition) or (
-            mapped.code == "NoSuchKey" and "IfMatch" in condition
-        )
-        if not changed:
-            raise mapped from None
-        # Unless this publish's own first try stored it, and its answer was lost.
-        put = own_object(client, bucket, key, data)
-        if put is None:
-            raise changed_meanwhile(where, condition) from None
+        raise to_bookshelf_error(error, bucket, key, endpoint_url=settings.endpoint_url) from None
     # Stored means the whole body went, so the check passed; said again to be sure.
     data.verdict()
     result: dict[str, Any] = {"s3_path": where}

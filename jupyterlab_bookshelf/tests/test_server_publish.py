@@ -287,7 +287,8 @@ def test_a_racing_writer_is_never_silently_overwritten(
     api, write_settings, moto_client, unique, saved, policy, monkeypatch
 ):
     """Another writer creates the object between the server's HEAD and its PUT: the
-    create-only PUT (If-None-Match: *) is refused, whatever the policy."""
+    create-only PUT (If-None-Match: *) is refused; under 'always' the publish then replaces
+    their object, as the browser's does, and the versioned bucket keeps both."""
     from jupyterlab_bookshelf.server_access import publish as publish_module
 
     write_settings(overwritePolicy=policy)
@@ -303,8 +304,12 @@ def test_a_racing_writer_is_never_silently_overwritten(
         return answer
 
     monkeypatch.setattr(publish_module, "_head_etag", head_then_race)
-    body = assert_error(publish(api, unique + "race.ipynb"), 409, "Conflict")
+    response = publish(api, unique + "race.ipynb")
     assert raced.is_set()
+    if policy == "always":
+        assert_published(response, 200, moto_client, key, notebook_bytes(text="mine"), 2)
+        return
+    body = assert_error(response, 409, "Conflict")
     assert "created by someone else" in body["message"]
     assert read(moto_client, key) == notebook_bytes(text="theirs")
     assert len(objects(moto_client, "published", key)) == 1
