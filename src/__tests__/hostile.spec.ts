@@ -882,6 +882,18 @@ describe('a publish whose answer was lost', () => {
   const settings = { ...DEFAULT_SETTINGS, publishBucket: 'published' };
   const bytes = utf8(JSON.stringify(body.content, null, 1) + '\n');
 
+  function publishTo(store: FakeObjectStore) {
+    return publishNotebook(
+      {
+        store,
+        contents: new FakeContentsManager(),
+        conditionalWrites: conditionsHonoured
+      },
+      'a.ipynb',
+      { settings, serverOrigin: 'https://h', baseUrl: '/', body }
+    );
+  }
+
   it('is recognised by the object holding exactly its bytes', async () => {
     let first = true;
     const store: FakeObjectStore = new FakeObjectStore({
@@ -895,18 +907,54 @@ describe('a publish whose answer was lost', () => {
       }
     });
     store.addBucket('published', 'Enabled');
-    const result = await publishNotebook(
-      {
-        store,
-        contents: new FakeContentsManager(),
-        conditionalWrites: conditionsHonoured
-      },
-      'a.ipynb',
-      { settings, serverOrigin: 'https://h', baseUrl: '/', body }
-    );
+    const result = await publishTo(store);
     expect(result.etag).toBe(etagOf(bytes));
     expect(result.version_id).toBeDefined();
   });
+
+  /**
+   * A store whose puts end as a connection lost on every try does (`code`:
+   * as the page's fetch fails, or once the failure is diagnosed), after
+   * `stores` the put's bytes, or not.
+   */
+  function answerlessStore(
+    code: 'Unreachable' | 'Interrupted',
+    stores: boolean
+  ): FakeObjectStore {
+    const store: FakeObjectStore = new FakeObjectStore({
+      beforePut: (bucket, key) => {
+        if (stores) {
+          store.addObject(bucket, key, bytes);
+        }
+        throw new BookshelfError(
+          code === 'Unreachable'
+            ? { code, detail: { bucket, key, reason: 'network' } }
+            : { code, detail: { bucket, key } }
+        );
+      }
+    });
+    store.addBucket('published', 'Enabled');
+    return store;
+  }
+
+  it.each(['Unreachable', 'Interrupted'] as const)(
+    'is recognised when no answer came at all (%s), and the object is its own',
+    async code => {
+      const result = await publishTo(answerlessStore(code, true));
+      expect(result.etag).toBe(etagOf(bytes));
+      expect(result.version_id).toBeDefined();
+    }
+  );
+
+  it.each(['Unreachable', 'Interrupted'] as const)(
+    'stays an error (%s) when no answer came and nothing was stored',
+    async code => {
+      const store = answerlessStore(code, false);
+      const error = await rejection(publishTo(store));
+      expect(error.code).toBe(code);
+      expect(await store.headObject('published', 'a.ipynb')).toBeNull();
+    }
+  );
 
   it('is still a conflict when someone else wrote other bytes', async () => {
     const store: FakeObjectStore = new FakeObjectStore({
@@ -917,17 +965,7 @@ describe('a publish whose answer was lost', () => {
       }
     });
     store.addBucket('published', 'Enabled');
-    const error = await rejection(
-      publishNotebook(
-        {
-          store,
-          contents: new FakeContentsManager(),
-          conditionalWrites: conditionsHonoured
-        },
-        'a.ipynb',
-        { settings, serverOrigin: 'https://h', baseUrl: '/', body }
-      )
-    );
+    const error = await rejection(publishTo(store));
     expect(error.code).toBe('Conflict');
     expect(error.detail.reason).toBe('changed');
   });

@@ -779,7 +779,14 @@ async function writeOnCondition(
   try {
     return await send(condition);
   } catch (error) {
-    if (!isChangedMeanwhile(error, condition)) {
+    // No answer to any try (a connection lost, or a fetch failed before
+    // its cause is diagnosed): the body may have gone whole and been
+    // stored, only the answers lost.
+    const noAnswer =
+      isBookshelfError(error, 'Interrupted') ||
+      (isBookshelfError(error, 'Unreachable') &&
+        error.detail.reason === 'network');
+    if (!noAnswer && !isChangedMeanwhile(error, condition)) {
       throw error;
     }
     // A write whose answer was lost is sent again (by the SDK or the
@@ -788,6 +795,9 @@ async function writeOnCondition(
     const own = await ownObject(write.store, bucket, key, ownEtag());
     if (own) {
       return own;
+    }
+    if (noAnswer) {
+      throw error;
     }
     if (write.replaceAnyway && condition.ifNoneMatch) {
       // Someone created the object after we looked; 'always' replaces it.
