@@ -15,6 +15,7 @@ from botocore.config import Config
 from botocore.exceptions import (
     BotoCoreError,
     ClientError,
+    ConnectionClosedError,
     ConnectionError,
     IncompleteReadError,
     NoCredentialsError,
@@ -165,6 +166,14 @@ def to_bookshelf_error(
     if isinstance(error, (IncompleteReadError, ResponseStreamingError)):
         return BookshelfError(
             "Interrupted", f"The transfer of {place} was interrupted; it still was after retries."
+        )
+    if isinstance(error, ConnectionClosedError):
+        # The connection closed while a request or its answer was under way (botocore
+        # tried again first): the service was reached, the transfer did not complete.
+        return BookshelfError(
+            "Interrupted",
+            f"The connection to the S3 service{at} was lost during the transfer of {place}; "
+            "it still was after retries.",
         )
     if isinstance(error, ReadTimeoutError):
         return BookshelfError("Unreachable", f"The S3 service{at} did not answer in time.")

@@ -424,6 +424,22 @@ def test_a_download_cut_off_every_time_is_502_and_nothing_is_written(
     assert tree(jp_root_dir) == []
 
 
+def test_a_download_whose_answer_never_comes_is_502_interrupted(
+    api, faults, put_object, unique, jp_root_dir
+):
+    # The connection closes before the answer's head, every time.
+    put_object("examples", unique + "silent.ipynb", notebook_bytes())
+    faults.add({"method": "GET", "path": f"/examples/{unique}silent.ipynb", "times": 0,
+                "fault": {"type": "drop", "head": False}})  # fmt: skip
+    response = api(
+        "api", "bookshelf", "clone", method="POST",
+        body={"s3_bucket": "examples", "s3_key": unique + "silent.ipynb"},
+    )  # fmt: skip
+    body = assert_error(response, 502, "Interrupted")
+    assert "was lost during the transfer of s3://examples/" in body["message"]
+    assert tree(jp_root_dir) == []
+
+
 def test_no_free_name_is_409(api, put_object, unique, jp_root_dir):
     # Taken, and every increment would be longer than a file name may be.
     name = "n" * 249 + ".ipynb"

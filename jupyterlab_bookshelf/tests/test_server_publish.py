@@ -792,3 +792,37 @@ def test_own_object_compares_the_put_s_checksum(crc32, head, mine):
 
     found = own_object(_HeadClient(head), "published", "k", _sent(b"hello", crc32))
     assert (found is head) is mine
+
+
+@pytest.mark.parametrize(
+    "fault, status, code, words",
+    [
+        ({"type": "status", "status": 503, "code": "SlowDown"}, 503, "SlowDown", "slow down"),
+        ({"type": "status", "status": 500}, 502, "ServerError", "HTTP 500"),
+        # The S3 service stops reading the body and closes the connection.
+        ({"type": "drop", "where": "request", "after": 1000}, 502, "Interrupted",
+         "was lost during the transfer of s3://published/"),
+    ],
+)  # fmt: skip
+def test_s3_failures_of_the_put_have_their_status_and_store_nothing(
+    api, faults, moto_client, unique, saved, fault, status, code, words
+):
+    # Every try of the PUT fails (botocore retries each of these first).
+    key = f"notebooks/{unique}failing.ipynb"
+    saved(unique + "failing.ipynb", big_notebook())
+    faults.add({"method": "PUT", "path": f"/published/{key}", "times": 0, "fault": fault})
+    body = assert_error(publish(api, unique + "failing.ipynb"), status, code)
+    assert words in body["message"]
+    assert faults.rules()[0]["applied"] >= 3
+    assert "Traceback" not in body["message"] and "testing" not in body["message"]
+    assert objects(moto_client, "published", key) == []
+
+
+def test_an_unreachable_s3_service_is_502_for_a_publish(api, write_settings, unique, saved):
+    with __import__("socket").socket() as closed:
+        closed.bind(("127.0.0.1", 0))
+        port = closed.getsockname()[1]
+    write_settings(endpointUrl=f"http://127.0.0.1:{port}")
+    saved(unique + "nowhere.ipynb")
+    body = assert_error(publish(api, unique + "nowhere.ipynb"), 502, "Unreachable")
+    assert f"127.0.0.1:{port}" in body["message"]
