@@ -347,6 +347,31 @@ def test_the_clone_url_clones_what_was_published(api, unique, saved, jp_root_dir
     assert (jp_root_dir / "m.ipynb").read_bytes() == data
 
 
+@pytest.mark.parametrize(
+    "name", ["a+b.ipynb", "what?.ipynb", "#1 report.ipynb", "100% done.ipynb", "Отчёт ✓.ipynb"]
+)
+def test_names_with_url_characters_publish_and_clone_back_byte_for_byte(
+    api, moto_client, unique, saved, jp_root_dir, name
+):
+    # The path is escaped in the request's URL; the key is the name as it is; the clone link
+    # carries it escaped, and cloning from it gives the same file under the same name.
+    data = saved(f"{unique}in/{name}", notebook_bytes(text=name))
+    response = publish(api, f"{unique}in/{name}")
+    assert response.code == 201, response.body
+    key = f"notebooks/{unique}in/{name}"
+    assert reply(response)["s3_path"] == f"s3://published/{key}"
+    assert read(moto_client, key) == data
+    query = dict(parse_qsl(urlsplit(reply(response)["clone_url"]).query))
+    assert query["s3_key"] == key
+    (jp_root_dir / "out").mkdir()
+    clone = api(
+        "api", "bookshelf", "clone", method="POST", body={**query, "target_path": "out/"}
+    )  # fmt: skip
+    assert clone.code == 201, clone.body
+    assert reply(clone)["path"] == f"out/{name}"
+    assert (jp_root_dir / "out" / name).read_bytes() == data
+
+
 def test_a_path_with_spaces_and_options_in_the_query(api, moto_client, unique, saved):
     key = f"notebooks/{unique}My Report.ipynb"
     saved(unique + "My Report.ipynb", notebook_bytes(text="one"))
