@@ -21,6 +21,7 @@ import {
   bookshelfSettings,
   clearFaults,
   expectFaultsApplied,
+  faultRules,
   filesOnDisk,
   fixture,
   getObject,
@@ -311,6 +312,58 @@ test.describe('a publish bucket whose CORS rules refuse this page', () => {
     expect(fs.readFileSync(path.join(fixture().root_dir, nbPath), 'utf8')).toBe(
       text
     );
+  });
+});
+
+test.describe('a script publishes through the HTTP API while a person publishes in Lab', () => {
+  // The page goes through the proxy, which holds its upload back; the server
+  // goes to S3 itself. The policy is 'confirm' on both sides (the server's
+  // own settings, and the page's).
+  test.use({ mockSettings: bookshelfSettings({ endpointUrl: proxyUrl() }) });
+
+  test('to a new key: the script stores first, the person is told, nothing is overwritten', async ({
+    page,
+    baseURL,
+    request,
+    tmpPath
+  }) => {
+    const nbPath = `${tmpPath}/shared-${uid()}.ipynb`;
+    const fromScript = titledNotebook('From the script');
+    const fromPerson = titledNotebook('From the person');
+    // The script publishes the saved file; the person the notebook open in
+    // the page (the model in the body).
+    await page.contents.uploadContent(fromScript, 'text', nbPath);
+    await addFault({
+      method: 'PUT',
+      path: `/published/${nbPath}`,
+      times: 1,
+      fault: { type: 'delay', ms: 2000, where: 'request' }
+    });
+    const inPage = settleBookshelf(page, 'publish', nbPath, {
+      body: { type: 'notebook', content: JSON.parse(fromPerson) }
+    });
+    // The page has looked (nothing there) and its upload is held back.
+    await expect
+      .poll(async () => (await faultRules())[0].seen, { timeout: 30000 })
+      .toBe(1);
+    const response = await request.put(
+      `${baseURL}/api/bookshelf/published/${nbPath}`
+    );
+    expect(response.status(), await response.text()).toBe(201);
+    const script = await response.json();
+
+    const person = await inPage;
+    expect(person.ok).toBe(false);
+    expect(person.code).toBe('Conflict');
+    expect(person.message).toContain('created by someone else');
+    await expectFaultsApplied();
+    // On S3: the script's bytes, one version, the one the script was told.
+    const stored = await getObject('published', nbPath);
+    expect(md5(stored!.body)).toBe(md5(fromScript));
+    expect(await listVersions('published', nbPath)).toEqual([
+      stored!.versionId
+    ]);
+    expect(script.version_id).toBe(stored!.versionId);
   });
 });
 
