@@ -2,13 +2,14 @@
  * Server-side mode (`c.Bookshelf.server_access`, on in the test Lab, see
  * scripts/serve.py): clones through the HTTP API racing clones in two
  * browsers, a script's 200 clones in a loop while a person works in Lab and
- * another lists the folder, and what a person sees when the bucket's CORS rules refuse the
+ * another lists the folder, a script's publish racing a person's to one key,
+ * and what a person sees when the bucket's CORS rules refuse the
  * page: the offer to publish on the server (JupyterLab) and to clone on the
  * server (Notebook 7, served by the same server at /tree). Every test reads
  * the result back on disk and on S3, outside the browser.
  *
- * In the fault-proxy project (playwright.config.js): the publish test makes
- * the proxy refuse the bucket's PUT to this page.
+ * In the fault-proxy project (playwright.config.js): the publish tests make
+ * the proxy refuse the bucket's PUT to this page, or hold it back.
  */
 import type { IJupyterLabPageFixture } from '@jupyterlab/galata';
 import type { Page } from '@playwright/test';
