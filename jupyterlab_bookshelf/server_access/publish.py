@@ -52,6 +52,8 @@ PROBE_KEY_STEM = ".bookshelf-conditional-write-check-"
 PROBE_BODY = b"Bookshelf checks whether this S3 service honours conditional writes.\n"
 CHECKSUM_PROBE_KEY_STEM = ".bookshelf-checksum-check-"
 CHECKSUM_PROBE_BODY = b"Bookshelf checks whether this S3 service verifies CRC32 checksums.\n"
+#: The most S3 takes in one PutObject (5 GiB); a server-side publish is one put.
+MAX_SINGLE_PUT_BYTES = 5 * 1024**3
 #: The error codes of a service that verified a checksum and refused the body.
 REFUSED_DIGEST_CODES = ("BadDigest", "InvalidDigest", "XAmzContentChecksumMismatch")
 
@@ -153,6 +155,24 @@ async def open_saved_notebook(cm: Any, path: str) -> BinaryIO:
     if not isinstance(content, str):
         raise not_publishable(path, "it is not a file of text.")
     return io.BytesIO(content.encode("utf-8"))
+
+
+def check_single_put_size(file: BinaryIO, path: str) -> None:
+    """``TooLarge`` before anything is read or sent, for a notebook larger than one put takes
+    (S3 would refuse it only once all of it was sent)."""
+    if isinstance(file, io.BytesIO):
+        with file.getbuffer() as view:
+            size = view.nbytes
+    else:
+        size = os.fstat(file.fileno()).st_size
+    if size > MAX_SINGLE_PUT_BYTES:
+        raise BookshelfError(
+            "TooLarge",
+            f"'{path}' is {size:,} bytes, and a publish by the Jupyter server is one upload, "
+            f"which S3 takes up to {MAX_SINGLE_PUT_BYTES:,} bytes: publish it from JupyterLab, "
+            "which uploads a large notebook in parts.",
+            "path",
+        )
 
 
 def not_publishable(path: str, reason: str) -> BookshelfError:
@@ -685,6 +705,7 @@ async def server_publish(
     check: Future[None] | None = None
     reader: _OwnPosition | None = None
     try:
+        check_single_put_size(file, path)
         # The check starts first and runs while the checksum is made and the destination looked at,
         # then on while the upload goes, which holds back its end until the check has passed
         # (the check is the slower pass: ending it early leaves the upload's threads the GIL,

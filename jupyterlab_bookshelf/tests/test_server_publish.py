@@ -851,3 +851,19 @@ def test_an_unreachable_s3_service_is_502_for_a_publish(api, write_settings, uni
     saved(unique + "nowhere.ipynb")
     body = assert_error(publish(api, unique + "nowhere.ipynb"), 502, "Unreachable")
     assert f"127.0.0.1:{port}" in body["message"]
+
+
+@pytest.mark.parametrize("in_body", [False, True])
+def test_a_notebook_larger_than_one_put_takes_is_413_before_anything_is_sent(
+    api, moto_client, unique, saved, publish_puts, monkeypatch, in_body
+):
+    from jupyterlab_bookshelf.server_access import publish as publish_module
+
+    # S3's 5 GiB, made small: the saved file, or the notebook of the body, is above it.
+    monkeypatch.setattr(publish_module, "MAX_SINGLE_PUT_BYTES", 100)
+    data = saved(unique + "huge.ipynb")
+    body = {"type": "notebook", "content": json.loads(data)} if in_body else {}
+    error = assert_error(publish(api, unique + "huge.ipynb", **body), 413, "TooLarge")
+    assert "from JupyterLab, which uploads a large notebook in parts" in error["message"]
+    assert publish_puts == []
+    assert objects(moto_client, "published", f"notebooks/{unique}huge.ipynb") == []
