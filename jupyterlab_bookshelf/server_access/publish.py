@@ -319,12 +319,7 @@ def own_object(client: Any, bucket: str, key: str, sent: UnchangedBody) -> dict[
     )
     if stored_md5 is None:
         return None
-    sent_md5 = digested.checksum.get("ContentMD5")
-    if sent_md5 is not None:
-        mine = base64.b64decode(sent_md5).hex() == stored_md5
-    else:
-        mine = sent.md5_hex() == stored_md5
-    return head if mine else None
+    return head if base64.b64decode(sent.content_md5()).hex() == stored_md5 else None
 
 
 def decide(policy: str, exists: bool, etag: str | None, options: PublishOptions, where: str):
@@ -552,16 +547,13 @@ class UnchangedBody:
     def digested(self) -> Digested:
         return self._digested
 
-    def md5_hex(self) -> str:
-        """The MD5 of the bytes, read again at a position of their own."""
-        reader = _OwnPosition(self._file)
-        md5 = hashlib.md5(usedforsecurity=False)
-        try:
-            while chunk := reader.read(DIGEST_READ_SIZE):
-                md5.update(chunk)
-        finally:
-            reader.release()
-        return md5.hexdigest()
+    def content_md5(self) -> str:
+        """The bytes' ``Content-MD5``: the one the put carried, or made now (once the upload
+        is over: this reads the file again from its start)."""
+        return (
+            self._digested.checksum.get("ContentMD5")
+            or digest_file(self._file, crc32=False).checksum["ContentMD5"]
+        )
 
     def verdict(self) -> None:
         """``Conflict`` when the file was written since it was hashed, else the check's error.
@@ -624,6 +616,8 @@ def upload(
             raise conditions_ignored(needed, where)
 
     def send(condition: dict[str, str]) -> dict[str, Any]:
+        """The put under ``condition``; its answer, or the object stored when no answer came.
+        Raises S3's refusal as Bookshelf's error."""
         data.seek(0)
         try:
             return client.put_object(
@@ -642,30 +636,30 @@ def upload(
             if own is None:
                 raise
             return own
+        except ClientError as error:
+            raise to_bookshelf_error(
+                error, bucket, key, endpoint_url=settings.endpoint_url
+            ) from None
 
     try:
-        try:
-            put = send(condition)
-        except ClientError as error:
-            mapped = to_bookshelf_error(error, bucket, key, endpoint_url=settings.endpoint_url)
-            changed = (mapped.code == "PreconditionFailed" and condition) or (
-                mapped.code == "NoSuchKey" and "IfMatch" in condition
-            )
-            if not changed:
-                raise
-            # Unless this publish's own first try stored it, and its answer was lost.
-            own = own_object(client, bucket, key, data)
-            if own is not None:
-                put = own
-            elif settings.overwrite_policy == "always" and "IfNoneMatch" in condition:
-                # Someone created the object after the HEAD: 'always' replaces it, as the
-                # browser's writeOnCondition does (a versioned bucket keeps theirs).
-                exists = True
-                put = send({})
-            else:
-                raise changed_meanwhile(where, condition) from None
-    except ClientError as error:
-        raise to_bookshelf_error(error, bucket, key, endpoint_url=settings.endpoint_url) from None
+        put = send(condition)
+    except BookshelfError as error:
+        changed = (error.code == "PreconditionFailed" and condition) or (
+            error.code == "NoSuchKey" and "IfMatch" in condition
+        )
+        if not changed:
+            raise
+        # Unless this publish's own first try stored it, and its answer was lost.
+        own = own_object(client, bucket, key, data)
+        if own is not None:
+            put = own
+        elif settings.overwrite_policy == "always" and "IfNoneMatch" in condition:
+            # Someone created the object after the HEAD: 'always' replaces it, as the
+            # browser's writeOnCondition does (a versioned bucket keeps theirs).
+            exists = True
+            put = send({})
+        else:
+            raise changed_meanwhile(where, condition) from None
     # Stored means the whole body went, so the check passed; said again to be sure.
     data.verdict()
     result: dict[str, Any] = {"s3_path": where}
