@@ -70,52 +70,53 @@ def main() -> int:
     parser.add_argument(
         "--lab-port", type=int, default=int(os.environ.get("BOOKSHELF_LAB_PORT", "8888"))
     )
-    parser.add_argument(
+
+    def optional_port(flag: str, variable: str, help_text: str) -> None:
+        """A port of an optional part of the test set-up; off unless given here or in the
+        environment ``variable``."""
+        parser.add_argument(
+            flag, type=int, default=int(os.environ.get(variable, "0")) or None, help=help_text
+        )
+
+    optional_port(
         "--proxy-port",
-        type=int,
-        default=int(os.environ.get("BOOKSHELF_TEST_PROXY_PORT", "0")) or None,
-        help="test mode: also start the fault-injecting proxy (scripts/fault_proxy.py) in "
+        "BOOKSHELF_TEST_PROXY_PORT",
+        "test mode: also start the fault-injecting proxy (scripts/fault_proxy.py) in "
         "front of the S3 server on this port",
     )
-    parser.add_argument(
+    optional_port(
         "--notebook-port",
-        type=int,
-        default=int(os.environ.get("BOOKSHELF_TEST_NOTEBOOK_PORT", "0")) or None,
-        help="test mode: also start Jupyter Notebook 7 (default URL /tree) on this port, "
+        "BOOKSHELF_TEST_NOTEBOOK_PORT",
+        "test mode: also start Jupyter Notebook 7 (default URL /tree) on this port, "
         "with the same files, settings and S3 server",
     )
-    parser.add_argument(
+    optional_port(
         "--s3rver-port",
-        type=int,
-        default=int(os.environ.get("BOOKSHELF_TEST_S3RVER_PORT", "0")) or None,
-        help="test mode: port of the signature-verifying s3rver (default: S3 port + 5)",
+        "BOOKSHELF_TEST_S3RVER_PORT",
+        "test mode: port of the signature-verifying s3rver (default: S3 port + 5)",
     )
-    parser.add_argument(
+    optional_port(
         "--hub-port",
-        type=int,
-        default=int(os.environ.get("BOOKSHELF_TEST_HUB_PORT", "0")) or None,
-        help="test mode: also start a JupyterHub (scripts/hub_fixture.py) with two users on "
+        "BOOKSHELF_TEST_HUB_PORT",
+        "test mode: also start a JupyterHub (scripts/hub_fixture.py) with two users on "
         "this port, using the same S3 server",
     )
-    parser.add_argument(
+    optional_port(
         "--lite-port",
-        type=int,
-        default=int(os.environ.get("BOOKSHELF_TEST_LITE_PORT", "0")) or None,
-        help="test mode: also build a JupyterLite site with the extension and serve it on "
+        "BOOKSHELF_TEST_LITE_PORT",
+        "test mode: also build a JupyterLite site with the extension and serve it on "
         "this port, using the same S3 server",
     )
-    parser.add_argument(
+    optional_port(
         "--nginx-port",
-        type=int,
-        default=int(os.environ.get("BOOKSHELF_TEST_NGINX_PORT", "0")) or None,
-        help="test mode: the port of the nginx that UI tests start in front of JupyterLab "
+        "BOOKSHELF_TEST_NGINX_PORT",
+        "test mode: the port of the nginx that UI tests start in front of JupyterLab "
         "(ui-tests/tests/nginx.ts); its origin is allowed by the buckets' CORS rules",
     )
-    parser.add_argument(
+    optional_port(
         "--nginx-tls-port",
-        type=int,
-        default=int(os.environ.get("BOOKSHELF_TEST_NGINX_TLS_PORT", "0")) or None,
-        help="test mode: the port of the nginx that UI tests start in front of JupyterLab to "
+        "BOOKSHELF_TEST_NGINX_TLS_PORT",
+        "test mode: the port of the nginx that UI tests start in front of JupyterLab to "
         "end TLS there (https); its origin is allowed by the buckets' CORS rules",
     )
     parser.add_argument("--run-dir", default=None, help="state folder (default .run/<mode>)")
