@@ -52,6 +52,21 @@ export function fixture(): IFixtureInfo {
 }
 
 /**
+ * A part of the test set-up that scripts/serve.py may not have started
+ * (`name` in fixture.json); `started` says how it is started.
+ */
+export function startedPart<K extends 'hub' | 's3rver'>(
+  name: K,
+  started: string
+): NonNullable<IFixtureInfo[K]> {
+  const info = fixture()[name];
+  if (!info) {
+    throw new Error(`scripts/serve.py started no ${started}`);
+  }
+  return info as NonNullable<IFixtureInfo[K]>;
+}
+
+/**
  * `test.use` options for a browser of a spec file's own: the project's
  * launch options with `args` added (and another `executablePath`, if
  * given). Launch options are the worker's: such a file gets a worker, and

@@ -8,7 +8,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 
 import { expect, NetworkLog } from './fixtures';
-import { fixture } from './helpers';
+import { startedPart } from './helpers';
 import {
   cloneDialog,
   publishDialog,
@@ -18,11 +18,7 @@ import {
 } from './pages';
 
 export function hub() {
-  const info = fixture().hub;
-  if (!info) {
-    throw new Error('scripts/serve.py started no JupyterHub (--hub-port)');
-  }
-  return info;
+  return startedPart('hub', 'JupyterHub (--hub-port)');
 }
 
 /**

@@ -9,14 +9,10 @@ import {
   S3Client
 } from '@aws-sdk/client-s3';
 
-import { fixture } from './helpers';
+import { startedPart } from './helpers';
 
 export function server() {
-  const info = fixture().s3rver;
-  if (!info) {
-    throw new Error('scripts/serve.py started no s3rver');
-  }
-  return info;
+  return startedPart('s3rver', 's3rver');
 }
 
 export function client(): S3Client {
