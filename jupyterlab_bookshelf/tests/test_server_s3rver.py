@@ -1,7 +1,7 @@
 """Server-side mode against the signature-verifying S3 server (s3rver, which also ignores
 conditional writes): the server's signed requests are accepted with the right keys and refused
-with wrong ones, and a policy that relies on conditional writes is refused there, with nothing
-written."""
+with wrong ones, a policy that relies on conditional writes is refused there, with nothing
+written, and a publish whose answers were lost is recognised by its MD5."""
 
 from __future__ import annotations
 
@@ -134,3 +134,36 @@ def test_always_publishes_there(
     assert all("Content-MD5" in put for put in publish_puts)
     assert not any("x-amz-checksum-crc32" in put for put in publish_puts)
     assert keys(s3rver_client, "published", "s3rver/") == [f"s3rver/{unique}p.ipynb"]
+
+
+def test_a_put_none_of_whose_answers_came_is_found_stored_by_its_md5(
+    api, write_settings, s3rver, s3rver_client, unique, jp_root_dir
+):
+    # Through the fault proxy, every PUT is carried out and its answer lost. s3rver keeps no
+    # CRC32 and ignores conditions, so the object is recognised by its ETag, the MD5 of the
+    # bytes sent (their Content-MD5).
+    import json
+    import urllib.request
+
+    from fault_proxy import start_fault_proxy
+
+    with start_fault_proxy(free_port(), s3rver.endpoint_url) as proxy:
+        rule = {"method": "PUT", "path": f"/published/s3rver/{unique}lost.ipynb", "times": 0,
+                "fault": {"type": "drop", "head": False}}  # fmt: skip
+        request = urllib.request.Request(
+            proxy.url + "/__fault_proxy__/rules", data=json.dumps(rule).encode(), method="POST",
+            headers={"Content-Type": "application/json"},
+        )  # fmt: skip
+        urllib.request.urlopen(request, timeout=5).close()
+        write_settings(endpointUrl=proxy.url, overwritePolicy="always")
+        data = notebook_bytes(text="lost on s3rver")
+        (jp_root_dir / "lost.ipynb").write_bytes(data)
+        response = api(
+            "api", "bookshelf", "published", "lost.ipynb", method="PUT",
+            body={"to": unique + "lost.ipynb"},
+        )  # fmt: skip
+    assert response.code == 201, response.body
+    key = f"s3rver/{unique}lost.ipynb"
+    got = s3rver_client.get_object(Bucket="published", Key=key)
+    assert got["Body"].read() == data
+    assert reply(response)["etag"] == got["ETag"]
