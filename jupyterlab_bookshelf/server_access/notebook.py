@@ -92,6 +92,8 @@ def _parse(data: bytes) -> Any:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
         raise not_a_notebook("it is not UTF-8 text.") from None
+    if data.startswith(BYTE_ORDER_MARK):
+        raise _byte_order_mark()
     try:
         return json.loads(text)
     except RecursionError:
@@ -104,6 +106,15 @@ def _parse(data: bytes) -> Any:
             if position is None
             else f"it is not valid JSON (error at character {position})."
         ) from None
+
+
+def _byte_order_mark() -> BookshelfError:
+    # A clone drops the mark before its check; a saved file that starts with one is a notebook
+    # Jupyter cannot open (the browser's checkNotebookText says the same).
+    return not_a_notebook(
+        "it starts with a byte order mark (U+FEFF), which Jupyter cannot read: save it as UTF-8 "
+        "without one."
+    )
 
 
 def _too_deep() -> BookshelfError:
@@ -367,6 +378,8 @@ def _syntax_error(file: BinaryIO) -> BookshelfError:
     breaks (as ``check_notebook_bytes`` says it)."""
     decoder = codecs.getincrementaldecoder("utf-8")()
     start = file.tell()
+    marked = file.read(len(BYTE_ORDER_MARK)) == BYTE_ORDER_MARK
+    file.seek(start)
     size = 0
     try:
         while chunk := file.read(READ_SIZE):
@@ -375,6 +388,8 @@ def _syntax_error(file: BinaryIO) -> BookshelfError:
         decoder.decode(b"", final=True)
     except UnicodeDecodeError:
         return not_a_notebook("it is not UTF-8 text.")
+    if marked:
+        return _byte_order_mark()
     if size <= LOCATE_ERROR_MAX_BYTES:
         file.seek(start)
         try:

@@ -102,6 +102,18 @@ def test_a_large_broken_file_is_not_read_whole_to_locate_the_error(monkeypatch):
     )
 
 
+@pytest.mark.parametrize("locate_up_to", [100, notebook_module.LOCATE_ERROR_MAX_BYTES])
+def test_a_byte_order_mark_is_named_at_any_size(monkeypatch, locate_up_to):
+    """Jupyter's reader refuses the mark: the check says so, not where the JSON breaks."""
+    monkeypatch.setattr(notebook_module, "LOCATE_ERROR_MAX_BYTES", locate_up_to)
+    data = b"\xef\xbb\xbf" + nb(cells=[{"x": "y" * 200}])
+    assert outcome(check_notebook_stream, io.BytesIO(data), "publish") == (
+        "NotANotebook",
+        "The object is not a Jupyter notebook: it starts with a byte order mark (U+FEFF), "
+        "which Jupyter cannot read: save it as UTF-8 without one.",
+    )
+
+
 def test_memory_is_flat_in_the_notebook_size():
     """Read in pieces: a 40 MB notebook is checked without a read larger than a piece."""
     cell = {"cell_type": "markdown", "metadata": {}, "source": "x" * 100_000}

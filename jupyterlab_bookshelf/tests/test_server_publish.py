@@ -135,6 +135,11 @@ def test_another_destination_from_the_query(api, moto_client, unique, saved):
         (notebook_bytes(nbformat=3), "'nbformat' is 3; open the notebook in Jupyter and save it"),
         (b"{}", "'nbformat' is missing."),
         (b"nope", "it is not valid JSON"),
+        # Jupyter's reader refuses a byte order mark: said as such, not as bad JSON.
+        (
+            b"\xef\xbb\xbf" + notebook_bytes(),
+            "it starts with a byte order mark (U+FEFF), which Jupyter cannot read",
+        ),
     ],
 )
 def test_only_version_4_notebooks_are_published(api, moto_client, unique, saved, data, reason):

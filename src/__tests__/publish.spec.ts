@@ -250,7 +250,13 @@ describe('publishNotebook', () => {
         'which converts it to version 4, then publish it'
       ],
       ['a JSON list', '[]', 'not an object'],
-      ['not UTF-8', new Uint8Array([0x7b, 0xff, 0xfe, 0x7d]), 'UTF-8']
+      ['not UTF-8', new Uint8Array([0x7b, 0xff, 0xfe, 0x7d]), 'UTF-8'],
+      [
+        // Jupyter's reader refuses the mark: named, not "not valid JSON".
+        'a notebook after a byte order mark',
+        '\ufeff' + SAVED,
+        'it starts with a byte order mark (U+FEFF), which Jupyter cannot read: save it as UTF-8 without one.'
+      ]
     ])(
       'refuses a saved file that is %s, putting nothing',
       async (_, saved, reason) => {

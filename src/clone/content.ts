@@ -186,6 +186,16 @@ export function checkNotebookText(
   trans: TranslationBundle = nullTranslator.load(TRANSLATION_DOMAIN),
   purpose: NotebookPurpose = 'clone'
 ): void {
+  if (text.charCodeAt(0) === BYTE_ORDER_MARK) {
+    // A clone drops the mark before its check (`classifyObject`); a saved
+    // file that starts with one is a notebook Jupyter cannot open.
+    throw notANotebook(
+      trans.__(
+        'it starts with a byte order mark (U+FEFF), which Jupyter cannot read: save it as UTF-8 without one.'
+      ),
+      trans
+    );
+  }
   const depth = jsonDepth(text, MAX_NOTEBOOK_DEPTH);
   if (depth > MAX_NOTEBOOK_DEPTH) {
     throw notANotebook(
@@ -357,6 +367,9 @@ export function bytesToBase64(bytes: Uint8Array): string {
   }
   return pieces.join('');
 }
+
+/** U+FEFF, which a UTF-8 file may start with and Jupyter's reader refuses. */
+const BYTE_ORDER_MARK = 0xfeff;
 
 function hasByteOrderMark(bytes: Uint8Array): boolean {
   return (
