@@ -95,7 +95,8 @@ def _parse(data: bytes) -> Any:
     if data.startswith(BYTE_ORDER_MARK):
         raise _byte_order_mark()
     try:
-        return json.loads(text)
+        # NaN and Infinity are not JSON for the browser's JSON.parse (nor for the stream).
+        return json.loads(text, parse_constant=_not_json)
     except RecursionError:
         raise _too_deep() from None
     except ValueError as error:
@@ -106,6 +107,10 @@ def _parse(data: bytes) -> Any:
             if position is None
             else f"it is not valid JSON (error at character {position})."
         ) from None
+
+
+def _not_json(constant: str) -> Any:
+    raise ValueError(f"{constant} is not JSON")
 
 
 def _byte_order_mark() -> BookshelfError:

@@ -1,0 +1,52 @@
+"""The notebook check reads alike in both languages: the server's checks, whole and
+streamed, say of each file what the browser's ``checkNotebook`` says
+(notebook_check_cases.json, run by src/__tests__/notebook-check-cases.spec.ts too)."""
+
+from __future__ import annotations
+
+import base64
+import io
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from jupyterlab_bookshelf.errors import BookshelfError
+from jupyterlab_bookshelf.server_access.notebook import (
+    check_notebook_bytes,
+    check_notebook_stream,
+)
+
+CASES = json.loads((Path(__file__).parent / "notebook_check_cases.json").read_text("utf-8"))[
+    "cases"
+]
+PREFIX = "The object is not a Jupyter notebook: "
+
+
+def data_of(case: dict) -> bytes:
+    return case["text"].encode() if "text" in case else base64.b64decode(case["base64"])
+
+
+def reason(check, *args) -> str | None:
+    """The reason the check gives, without the position only some engines say."""
+    try:
+        check(*args)
+    except BookshelfError as error:
+        assert error.code == "NotANotebook"
+        assert error.message.startswith(PREFIX)
+        return re.sub(r" \(error at character \d+\)", "", error.message[len(PREFIX) :])
+    return None
+
+
+def test_the_cases_are_there():
+    assert len(CASES) > 50
+    assert len({case["name"] for case in CASES}) == len(CASES)
+
+
+@pytest.mark.parametrize("purpose", ["clone", "publish"])
+@pytest.mark.parametrize("case", CASES, ids=[case["name"] for case in CASES])
+def test_the_server_says_what_the_browser_says(case, purpose):
+    data = data_of(case)
+    assert reason(check_notebook_bytes, data, purpose) == case[purpose]
+    assert reason(check_notebook_stream, io.BytesIO(data), purpose) == case[purpose]
