@@ -15,6 +15,7 @@ import pytest
 from jupyterlab_bookshelf.errors import BookshelfError
 from jupyterlab_bookshelf.server_access.notebook import (
     check_notebook_bytes,
+    check_notebook_once,
     check_notebook_stream,
 )
 
@@ -50,3 +51,16 @@ def test_the_server_says_what_the_browser_says(case, purpose):
     data = data_of(case)
     assert reason(check_notebook_bytes, data, purpose) == case[purpose]
     assert reason(check_notebook_stream, io.BytesIO(data), purpose) == case[purpose]
+
+
+@pytest.mark.parametrize("purpose", ["clone", "publish"])
+@pytest.mark.parametrize("case", CASES, ids=[case["name"] for case in CASES])
+def test_the_check_of_bytes_as_they_arrive_never_says_otherwise(case, purpose):
+    """The clone's check while the body arrives passes a notebook, refuses with the same
+    reason, or leaves the verdict to the saved copy's check (False): never another one."""
+    answer: list[bool] = []
+    said = reason(lambda: answer.append(check_notebook_once(io.BytesIO(data_of(case)), purpose)))
+    if said is not None:
+        assert said == case[purpose]
+    elif answer == [True]:
+        assert case[purpose] is None
