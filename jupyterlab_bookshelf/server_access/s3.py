@@ -1,7 +1,8 @@
 """The server's S3 client (boto3, the standard AWS credential chain) and what S3's answers mean.
 
-The error mapping is the browser's (``src/s3/diagnosis.ts``): the same S3 codes give the same
-Bookshelf codes and messages. Messages name the bucket and key, never a credential.
+The error mapping is the browser's (``src/s3/diagnosis.ts``): the same S3 answers give the same
+Bookshelf codes (one rule for both, ``src/rules/s3answers.json``) and messages. Messages name
+the bucket and key, never a credential.
 """
 
 from __future__ import annotations
@@ -25,37 +26,30 @@ from botocore.exceptions import (
 )
 
 from ..errors import BookshelfError
+from ..rules import load_rule
 from .config import S3Settings
 
-#: S3's error codes by the Bookshelf code they mean (``ERROR_NAMES`` of diagnosis.ts).
-ERROR_NAMES = {
-    "NoSuchBucket": "NoSuchBucket",
-    "NoSuchKey": "NoSuchKey",
-    "NoSuchVersion": "NoSuchVersion",
-    "AccessDenied": "AccessDenied",
-    "Forbidden": "AccessDenied",
-    "AllAccessDisabled": "AccessDenied",
-    "AccountProblem": "AccessDenied",
-    "InvalidAccessKeyId": "InvalidCredentials",
-    "SignatureDoesNotMatch": "InvalidCredentials",
-    "InvalidToken": "InvalidCredentials",
-    "InvalidSecurity": "InvalidCredentials",
-    "RequestTimeTooSkewed": "InvalidCredentials",
-    "ExpiredToken": "ExpiredCredentials",
-    "TokenRefreshRequired": "ExpiredCredentials",
-    "PreconditionFailed": "PreconditionFailed",
-    "ConditionalRequestConflict": "PreconditionFailed",
-    "SlowDown": "SlowDown",
-    "ServiceUnavailable": "SlowDown",
-    "Throttling": "SlowDown",
-    "ThrottlingException": "SlowDown",
-    "TooManyRequests": "SlowDown",
-    "RequestLimitExceeded": "SlowDown",
-    "InternalError": "ServerError",
-    "RequestTimeout": "Unreachable",
-    "BadDigest": "Corrupted",
-    "InvalidDigest": "Corrupted",
-}
+
+def s3_answer_code(
+    name: str, status: int | None, key: str | None, version_id: str | None
+) -> str | None:
+    """What an S3 service's error answer means (``src/rules/s3answers.json``, which the
+    browser's ``s3AnswerCode`` reads too): by its error code, then by its HTTP status; None
+    when neither says."""
+    answers = load_rule("s3answers")
+    if name == answers["versionIdRefused"] and version_id:
+        return "NoSuchVersion"
+    if name in answers["codes"]:
+        return answers["codes"][name]
+    if name in answers["notFoundCodes"] or status == 404:
+        # A HEAD answer has no body, hence no error code: only the status.
+        return "NoSuchKey" if key else "NoSuchBucket"
+    if status is None:
+        return None
+    if str(status) in answers["statuses"]:
+        return answers["statuses"][str(status)]
+    return "ServerError" if status >= answers["serverErrorFrom"] else None
+
 
 #: Tries of one request (botocore's standard retry mode: throttling and 5xx are retried).
 MAX_ATTEMPTS = 3
@@ -185,21 +179,7 @@ def to_bookshelf_error(
         return BookshelfError("Unknown", f"The S3 request for {place} failed unexpectedly.")
     name = str(error.response.get("Error", {}).get("Code", ""))
     status = error.response.get("ResponseMetadata", {}).get("HTTPStatusCode")
-    code = ERROR_NAMES.get(name)
-    if name == "InvalidArgument" and version_id:
-        code = "NoSuchVersion"  # S3 answers a malformed version id so
-    if code is None and (name in ("NotFound", "404") or status == 404):
-        # A HEAD answer has no body, hence no error code: only the status.
-        code = "NoSuchKey" if key else "NoSuchBucket"
-    if code is None and status is not None:
-        if status in (401, 403):
-            code = "AccessDenied"
-        elif status == 412:
-            code = "PreconditionFailed"
-        elif status in (429, 503):
-            code = "SlowDown"
-        elif status >= 500:
-            code = "ServerError"
+    code = s3_answer_code(name, status, key, version_id)
     messages = {
         "NoSuchBucket": f"The bucket '{bucket}' does not exist.",
         "NoSuchKey": f"There is no object {place}.",

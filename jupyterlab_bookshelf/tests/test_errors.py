@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from jupyterlab_bookshelf.errors import BookshelfError, error_codes, status_of
+from jupyterlab_bookshelf.rules import load_rule
 
 PACKAGE = Path(__file__).resolve().parents[1]
 
@@ -26,11 +27,11 @@ def codes_used() -> set[str]:
             continue
         text = path.read_text(encoding="utf-8")
         used.update(_MADE.findall(text))
-        # S3's error names map to Bookshelf codes: only the values are ours.
-        for table in re.findall(r"ERROR_NAMES = \{(.*?)\n\}", text, re.DOTALL):
-            used.update(re.findall(r':\s*"([A-Za-z]+)"', table))
         for table in re.findall(r"_STATUS_CODES = \{(.*?)\}", text, re.DOTALL):
             used.update(re.findall(r':\s*"([A-Za-z]+)"', table))
+    # S3's answers map to Bookshelf codes by a shared rule: only the values are ours.
+    answers = load_rule("s3answers")
+    used.update(answers["codes"].values(), answers["statuses"].values())
     return used
 
 

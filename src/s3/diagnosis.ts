@@ -4,6 +4,7 @@
  */
 import { BookshelfError, cancelled, isBookshelfError } from '../errors/errors';
 import type { BookshelfErrorCode, IS3Context } from '../errors/kinds';
+import s3Answers from '../rules/s3answers.json';
 import { displayUrl } from './urls';
 
 /**
@@ -41,39 +42,46 @@ export function isAnswerTimeout(error: unknown): boolean {
 }
 
 /**
- * S3 error codes (the SDK's error `name`) by what they mean.
+ * What the SDK's own errors (not an S3 service's answers) mean, by their
+ * `name`.
  */
-const ERROR_NAMES: { [name: string]: BookshelfErrorCode } = {
-  NoSuchBucket: 'NoSuchBucket',
-  NoSuchKey: 'NoSuchKey',
-  NoSuchVersion: 'NoSuchVersion',
-  AccessDenied: 'AccessDenied',
-  Forbidden: 'AccessDenied',
-  AllAccessDisabled: 'AccessDenied',
-  AccountProblem: 'AccessDenied',
-  InvalidAccessKeyId: 'InvalidCredentials',
-  SignatureDoesNotMatch: 'InvalidCredentials',
-  InvalidToken: 'InvalidCredentials',
-  InvalidSecurity: 'InvalidCredentials',
+const SDK_ERROR_NAMES: { [name: string]: BookshelfErrorCode } = {
   CredentialsProviderError: 'InvalidCredentials',
-  RequestTimeTooSkewed: 'InvalidCredentials',
-  ExpiredToken: 'ExpiredCredentials',
-  TokenRefreshRequired: 'ExpiredCredentials',
-  PreconditionFailed: 'PreconditionFailed',
-  ConditionalRequestConflict: 'PreconditionFailed',
-  SlowDown: 'SlowDown',
-  ServiceUnavailable: 'SlowDown',
-  Throttling: 'SlowDown',
-  ThrottlingException: 'SlowDown',
-  TooManyRequests: 'SlowDown',
-  RequestLimitExceeded: 'SlowDown',
-  InternalError: 'ServerError',
-  TimeoutError: 'Unreachable',
-  RequestTimeout: 'Unreachable',
-  // The upload's Content-MD5 did not match what the server received.
-  BadDigest: 'Corrupted',
-  InvalidDigest: 'Corrupted'
+  TimeoutError: 'Unreachable'
 };
+
+/**
+ * What an S3 service's error answer means (`src/rules/s3answers.json`, which
+ * the server extension reads too): by its error code (the SDK's error
+ * `name`), then by its HTTP status; undefined when neither says.
+ */
+export function s3AnswerCode(
+  name: string,
+  status: number | undefined,
+  context: { key?: string; versionId?: string }
+): BookshelfErrorCode | undefined {
+  const codes = s3Answers.codes as { [name: string]: BookshelfErrorCode };
+  if (name === s3Answers.versionIdRefused && context.versionId) {
+    return 'NoSuchVersion';
+  }
+  if (Object.prototype.hasOwnProperty.call(codes, name)) {
+    return codes[name];
+  }
+  if (s3Answers.notFoundCodes.includes(name) || status === 404) {
+    // A HEAD answer has no body, hence no error code: only the status.
+    return context.key ? 'NoSuchKey' : 'NoSuchBucket';
+  }
+  if (status === undefined) {
+    return undefined;
+  }
+  const statuses = s3Answers.statuses as {
+    [status: string]: BookshelfErrorCode;
+  };
+  if (Object.prototype.hasOwnProperty.call(statuses, String(status))) {
+    return statuses[String(status)];
+  }
+  return status >= s3Answers.serverErrorFrom ? 'ServerError' : undefined;
+}
 
 /**
  * The S3 service's id of a request, from an SDK error.
@@ -130,26 +138,10 @@ export function toBookshelfError(
   }
   const name: string = (error as any)?.name ?? (error as any)?.Code ?? '';
   const status: number | undefined = (error as any)?.$metadata?.httpStatusCode;
-  let code: BookshelfErrorCode | undefined = ERROR_NAMES[name];
-  if (name === 'InvalidArgument' && context.versionId) {
-    // S3 answers a malformed version id so.
-    code = 'NoSuchVersion';
-  }
-  if (!code && (name === 'NotFound' || status === 404)) {
-    // A HEAD answer has no body, hence no error code: only the status.
-    code = context.key ? 'NoSuchKey' : 'NoSuchBucket';
-  }
-  if (!code && status !== undefined) {
-    if (status === 401 || status === 403) {
-      code = 'AccessDenied';
-    } else if (status === 412) {
-      code = 'PreconditionFailed';
-    } else if (status === 429 || status === 503) {
-      code = 'SlowDown';
-    } else if (status >= 500) {
-      code = 'ServerError';
-    }
-  }
+  const code: BookshelfErrorCode | undefined =
+    Object.prototype.hasOwnProperty.call(SDK_ERROR_NAMES, name)
+      ? SDK_ERROR_NAMES[name]
+      : s3AnswerCode(name, status, context);
   switch (code) {
     case 'NoSuchBucket':
     case 'NoSuchKey':
