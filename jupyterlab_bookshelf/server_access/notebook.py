@@ -91,7 +91,7 @@ def _parse(data: bytes) -> Any:
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
-        raise not_a_notebook("it is not UTF-8 text.") from None
+        raise _not_utf8(data[:2]) from None
     if data.startswith(BYTE_ORDER_MARK):
         raise _byte_order_mark()
     try:
@@ -107,6 +107,16 @@ def _parse(data: bytes) -> Any:
             if position is None
             else f"it is not valid JSON (error at character {position})."
         ) from None
+
+
+def _not_utf8(start: bytes) -> BookshelfError:
+    # A UTF-16 file (Windows PowerShell's default) says so by its byte order mark.
+    if start in (b"\xff\xfe", b"\xfe\xff"):
+        return not_a_notebook(
+            "it is UTF-16 text (it starts with a UTF-16 byte order mark), which Jupyter cannot "
+            "read: save it as UTF-8."
+        )
+    return not_a_notebook("it is not UTF-8 text.")
 
 
 def _not_json(constant: str) -> Any:
@@ -383,7 +393,7 @@ def _syntax_error(file: BinaryIO) -> BookshelfError:
     breaks (as ``check_notebook_bytes`` says it)."""
     decoder = codecs.getincrementaldecoder("utf-8")()
     start = file.tell()
-    marked = file.read(len(BYTE_ORDER_MARK)) == BYTE_ORDER_MARK
+    first = file.read(len(BYTE_ORDER_MARK))
     file.seek(start)
     size = 0
     try:
@@ -392,8 +402,8 @@ def _syntax_error(file: BinaryIO) -> BookshelfError:
             decoder.decode(chunk)
         decoder.decode(b"", final=True)
     except UnicodeDecodeError:
-        return not_a_notebook("it is not UTF-8 text.")
-    if marked:
+        return _not_utf8(first[:2])
+    if first == BYTE_ORDER_MARK:
         return _byte_order_mark()
     if size <= LOCATE_ERROR_MAX_BYTES:
         file.seek(start)

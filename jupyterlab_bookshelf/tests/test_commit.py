@@ -389,7 +389,8 @@ def test_check_passes_a_notebook(run, post_check, save, jp_root_dir, notebook):
         (b'{"cells": [', "not valid JSON"),
         (json.dumps({"cells": []}).encode(), "nbformat"),
         (json.dumps({**NOTEBOOK_V4, "nbformat": 5}).encode(), "nbformat"),
-        (b"\xff\xfe not text", "not"),
+        (b"\x80\xff not text", "not UTF-8"),
+        ("\ufeff{}".encode("utf-16-le"), "UTF-16 text"),
     ],
 )
 def test_check_refuses_what_is_not_a_notebook(run, post_check, save, jp_root_dir, data, words):

@@ -131,7 +131,8 @@ def test_a_body_damaged_on_the_way_is_refused_and_nothing_stays(run, create, jp_
     [
         (b'{"cells": [', "not valid JSON"),
         (b'{"nbformat": 4, "nbformat_minor": 5, "metadata": {}}', "'cells' is missing"),
-        (b"\xff\xfe{}", "not UTF-8"),
+        (b"{\xff\xfe}", "not UTF-8"),
+        ("\ufeff{}".encode("utf-16-le"), "UTF-16 text"),
         (b'{"a": "\xed\xa0\x80"}', "not UTF-8"),  # a surrogate, which yajl takes
     ],
 )

@@ -189,7 +189,12 @@ def test_nbformat_3_is_kept_as_it_came_and_a_bom_is_dropped(api, put_object, uni
     "content, reason",
     [
         (b"not json", "it is not valid JSON (error at character 0)."),
-        (b"\xff\xfe", "it is not UTF-8 text."),
+        (b"{\xff\xfe}", "it is not UTF-8 text."),
+        (
+            "\ufeff{}".encode("utf-16-le"),
+            "it is UTF-16 text (it starts with a UTF-16 byte order mark), which Jupyter cannot "
+            "read: save it as UTF-8.",
+        ),
         (b"[1]", "it is JSON, but not an object."),
         (json.dumps(notebook(nbformat=5)).encode(), "'nbformat' is 5; only version 3 and 4"),
         (json.dumps({"nbformat": 4, "metadata": {}}).encode(), "'nbformat_minor' is missing."),

@@ -174,7 +174,14 @@ function decodeNotebook(bytes: Uint8Array, trans: TranslationBundle): string {
   try {
     return decodeUtf8(bytes);
   } catch {
-    throw notANotebook(trans.__('it is not UTF-8 text.'), trans);
+    throw notANotebook(
+      isUtf16(bytes)
+        ? trans.__(
+            'it is UTF-16 text (it starts with a UTF-16 byte order mark), which Jupyter cannot read: save it as UTF-8.'
+          )
+        : trans.__('it is not UTF-8 text.'),
+      trans
+    );
   }
 }
 
@@ -366,6 +373,15 @@ export function bytesToBase64(bytes: Uint8Array): string {
     );
   }
   return pieces.join('');
+}
+
+/** Whether bytes start with a UTF-16 byte order mark (either byte order). */
+function isUtf16(bytes: Uint8Array): boolean {
+  return (
+    bytes.length >= 2 &&
+    ((bytes[0] === 0xff && bytes[1] === 0xfe) ||
+      (bytes[0] === 0xfe && bytes[1] === 0xff))
+  );
 }
 
 /** U+FEFF, which a UTF-8 file may start with and Jupyter's reader refuses. */

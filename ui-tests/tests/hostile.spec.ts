@@ -592,9 +592,16 @@ const OBJECTS: [string, string | Buffer, string | null, string][] = [
   ['deep.ipynb', deep(3000), 'NotANotebook', 'levels deep'],
   [
     'binary.ipynb',
-    Buffer.from([0xff, 0xfe, 0x00, 0x01, 0x80, 0x81]),
+    Buffer.from([0x80, 0x81, 0xff, 0xfe, 0x00, 0x01]),
     'NotANotebook',
     'not UTF-8'
+  ],
+  [
+    // Windows PowerShell's default: named, with what to do.
+    'utf16.ipynb',
+    Buffer.from('\ufeff' + NOTEBOOK, 'utf16le'),
+    'NotANotebook',
+    'it is UTF-16 text'
   ],
   ['scripted.ipynb', SCRIPTED, null, ''],
   ['deep.json', '['.repeat(3000) + ']'.repeat(3000), null, ''],
