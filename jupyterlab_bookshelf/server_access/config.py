@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -45,18 +46,28 @@ class S3Settings:
 
     @classmethod
     def from_settings(cls, settings: dict[str, Any]) -> S3Settings:
-        """Read as the browser's settings parser reads them (``src/settings/parse.ts``):
-        strings trimmed, the prefix without leading slashes, the endpoint without trailing
-        slashes."""
+        """Read as the browser's settings parser reads them (``src/settings/parse.ts``; shared
+        cases in tests/settings_cases.json): strings trimmed, the prefix without leading
+        slashes, the endpoint without trailing slashes, a value of the wrong type (or an
+        unknown policy, a negative size) the default."""
 
         def text(name: str, default: str = "") -> str:
             value = settings.get(name, default)
             return value.strip() if isinstance(value, str) else default
 
-        default_size = load_rule("settings")["defaults"]["maxObjectSizeMB"]
+        rules = load_rule("settings")
+        default_size = rules["defaults"]["maxObjectSizeMB"]
         size = settings.get("maxObjectSizeMB", default_size)
-        if isinstance(size, bool) or not isinstance(size, (int, float)):
+        if (
+            isinstance(size, bool)
+            or not isinstance(size, (int, float))
+            or not math.isfinite(size)
+            or size < 0
+        ):
             size = default_size
+        policy = text("overwritePolicy")
+        if policy not in rules["choices"]["overwritePolicy"]:
+            policy = rules["defaults"]["overwritePolicy"]
         return cls(
             endpoint_url=text("endpointUrl").rstrip("/"),
             region=text("region") or "us-east-1",
@@ -64,7 +75,7 @@ class S3Settings:
             publish_bucket=text("publishBucket"),
             # {username}: the hub user, as the browser fills it in.
             publish_prefix=resolve_publish_prefix(text("publishPrefix").lstrip("/")),
-            overwrite_policy=text("overwritePolicy", "confirm") or "confirm",
+            overwrite_policy=policy,
             allowed_buckets=tuple(allowed_buckets(settings)),
             max_object_size_mb=float(size),
         )

@@ -38,7 +38,15 @@ function asChoice<T extends string>(
   choices: T[],
   fallback: T
 ): T {
-  return choices.includes(value as T) ? (value as T) : fallback;
+  const choice = typeof value === 'string' ? value.trim() : value;
+  return choices.includes(choice as T) ? (choice as T) : fallback;
+}
+
+/** A size in MB: a number, finite and not negative (not `"50"`, `[50]` or `true`). */
+function asSize(value: unknown, fallback: number): number {
+  return typeof value === 'number' && Number.isFinite(value) && value >= 0
+    ? value
+    : fallback;
 }
 
 /**
@@ -55,8 +63,6 @@ export function parseSettings(composite: unknown): IBookshelfSettings {
       : {}
   ) as { [key: string]: unknown };
   const defaults = DEFAULT_SETTINGS;
-  const maxSize = Number(raw.maxObjectSizeMB);
-  const maxOpenSize = Number(raw.openAfterCloneMaxMB);
   return {
     endpointUrl: asString(raw.endpointUrl, defaults.endpointUrl).replace(
       /\/+$/,
@@ -92,13 +98,10 @@ export function parseSettings(composite: unknown): IBookshelfSettings {
           .filter((item: string) => item.length > 0)
       : [],
     openAfterClone: asBoolean(raw.openAfterClone, defaults.openAfterClone),
-    openAfterCloneMaxMB:
-      Number.isFinite(maxOpenSize) && maxOpenSize >= 0
-        ? maxOpenSize
-        : defaults.openAfterCloneMaxMB,
-    maxObjectSizeMB:
-      Number.isFinite(maxSize) && maxSize >= 0
-        ? maxSize
-        : defaults.maxObjectSizeMB
+    openAfterCloneMaxMB: asSize(
+      raw.openAfterCloneMaxMB,
+      defaults.openAfterCloneMaxMB
+    ),
+    maxObjectSizeMB: asSize(raw.maxObjectSizeMB, defaults.maxObjectSizeMB)
   };
 }
