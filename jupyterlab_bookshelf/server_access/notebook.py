@@ -99,14 +99,13 @@ def _parse(data: bytes) -> Any:
         return json.loads(text, parse_constant=_not_json)
     except RecursionError:
         raise _too_deep() from None
-    except ValueError as error:
-        # Only the position: the parser's message may quote the content.
-        position = getattr(error, "pos", None)
+    except json.JSONDecodeError as error:
+        # Only where: the parser's message may quote the content.
         raise not_a_notebook(
-            "it is not valid JSON."
-            if position is None
-            else f"it is not valid JSON (error at character {position})."
+            f"it is not valid JSON (error at line {error.lineno}, column {error.colno})."
         ) from None
+    except ValueError:
+        raise not_a_notebook("it is not valid JSON.") from None
 
 
 def _not_utf8(start: bytes) -> BookshelfError:

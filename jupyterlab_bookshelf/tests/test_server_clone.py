@@ -188,7 +188,7 @@ def test_nbformat_3_is_kept_as_it_came_and_a_bom_is_dropped(api, put_object, uni
 @pytest.mark.parametrize(
     "content, reason",
     [
-        (b"not json", "it is not valid JSON (error at character 0)."),
+        (b"not json", "it is not valid JSON (error at line 1, column 1)."),
         (b"{\xff\xfe}", "it is not UTF-8 text."),
         (
             "\ufeff{}".encode("utf-16-le"),

@@ -607,7 +607,7 @@ def test_a_large_notebook_is_published_byte_for_byte(api, moto_client, unique, s
 def test_a_notebook_broken_at_its_end_is_not_stored(api, moto_client, unique, saved):
     saved(unique + "cut.ipynb", big_notebook()[:-10])
     body = assert_error(publish(api, unique + "cut.ipynb"), 400, "NotANotebook")
-    assert "it is not valid JSON (error at character" in body["message"]
+    assert "it is not valid JSON (error at line " in body["message"]
     assert objects(moto_client, "published", f"notebooks/{unique}cut.ipynb") == []
 
 

@@ -217,13 +217,19 @@ export function checkNotebookText(
   try {
     value = JSON.parse(text);
   } catch (error) {
-    // The parser's message may quote the content: give only its position,
+    // The parser's message may quote the content: give only where it is,
     // and keep the parser's error out of the cause (logs show causes).
     const position = /position (\d+)/.exec(String(error))?.[1];
+    if (position === undefined) {
+      throw notANotebook(trans.__('it is not valid JSON.'), trans);
+    }
+    const [line, column] = lineAndColumn(text, Number(position));
     throw notANotebook(
-      position === undefined
-        ? trans.__('it is not valid JSON.')
-        : trans.__('it is not valid JSON (error at character %1).', position),
+      trans.__(
+        'it is not valid JSON (error at line %1, column %2).',
+        line,
+        column
+      ),
       trans
     );
   }
@@ -373,6 +379,23 @@ export function bytesToBase64(bytes: Uint8Array): string {
     );
   }
   return pieces.join('');
+}
+
+/**
+ * The line and column (from 1) of a position in a text, as a person finds it
+ * in an editor (and as Python's JSON errors say it, on the server).
+ */
+function lineAndColumn(text: string, position: number): [number, number] {
+  const lineStart = text.lastIndexOf('\n', position - 1) + 1;
+  let line = 1;
+  for (
+    let index = text.indexOf('\n');
+    index !== -1 && index < lineStart;
+    index = text.indexOf('\n', index + 1)
+  ) {
+    line++;
+  }
+  return [line, position - lineStart + 1];
 }
 
 /** Whether bytes start with a UTF-16 byte order mark (either byte order). */
