@@ -31,8 +31,10 @@ import {
   clickInToast,
   cloneDialog,
   confirmPublish,
+  openErrorDetails,
   publishDialog,
   publishFromContextMenu,
+  publishInDialog,
   toast
 } from './pages';
 
@@ -207,6 +209,25 @@ test.describe('publish from the file browser', () => {
     });
     await expect(item).toHaveCount(1);
     await expect(item).toHaveAttribute('aria-disabled', 'true');
+  });
+
+  test('a saved notebook that starts with a byte order mark is refused with that reason, and nothing is stored', async ({
+    page,
+    tmpPath
+  }) => {
+    // Written as another program would (Jupyter cannot open such a file).
+    const path = `${tmpPath}/marked-${Date.now()}.ipynb`;
+    writeOnDisk(path, Buffer.from('\ufeff' + NOTEBOOK, 'utf8'));
+    await page.filebrowser.refresh();
+    await publishInDialog(page, path);
+    // Lab shortens a long notification: the reason is in its details.
+    const notification = toast(page, 'is not a valid Jupyter notebook');
+    await expect(notification).toBeVisible({ timeout: 30000 });
+    const details = await openErrorDetails(page, notification);
+    await expect(details).toContainText(
+      'it starts with a byte order mark (U+FEFF), which Jupyter cannot read: save it as UTF-8 without one.'
+    );
+    expect(await getObject('published', path)).toBeNull();
   });
 
   test('unsaved changes offer three choices; save and publish', async ({
