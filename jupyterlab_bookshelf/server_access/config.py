@@ -11,7 +11,7 @@ from traitlets.config import Configurable
 
 from ..deployment import resolve_publish_prefix
 from ..rules import load_rule
-from ..settings import allowed_buckets
+from ..settings import OVERWRITE_POLICIES, allowed_buckets
 
 
 class Bookshelf(Configurable):
@@ -66,7 +66,7 @@ class S3Settings:
         ):
             size = default_size
         policy = text("overwritePolicy")
-        if policy not in rules["choices"]["overwritePolicy"]:
+        if policy not in OVERWRITE_POLICIES:
             policy = rules["defaults"]["overwritePolicy"]
         return cls(
             endpoint_url=text("endpointUrl").rstrip("/"),

@@ -50,6 +50,16 @@ const SDK_ERROR_NAMES: { [name: string]: BookshelfErrorCode } = {
   TimeoutError: 'Unreachable'
 };
 
+/** `table[key]` when the table itself holds it (not `toString` and its kind). */
+function lookUp(
+  table: { [key: string]: BookshelfErrorCode },
+  key: string
+): BookshelfErrorCode | undefined {
+  return Object.prototype.hasOwnProperty.call(table, key)
+    ? table[key]
+    : undefined;
+}
+
 /**
  * What an S3 service's error answer means (`src/rules/s3answers.json`, which
  * the server extension reads too): by its error code (the SDK's error
@@ -60,12 +70,15 @@ export function s3AnswerCode(
   status: number | undefined,
   context: { key?: string; versionId?: string }
 ): BookshelfErrorCode | undefined {
-  const codes = s3Answers.codes as { [name: string]: BookshelfErrorCode };
   if (name === s3Answers.versionIdRefused && context.versionId) {
     return 'NoSuchVersion';
   }
-  if (Object.prototype.hasOwnProperty.call(codes, name)) {
-    return codes[name];
+  const byCode = lookUp(
+    s3Answers.codes as { [name: string]: BookshelfErrorCode },
+    name
+  );
+  if (byCode) {
+    return byCode;
   }
   if (s3Answers.notFoundCodes.includes(name) || status === 404) {
     // A HEAD answer has no body, hence no error code: only the status.
@@ -74,13 +87,14 @@ export function s3AnswerCode(
   if (status === undefined) {
     return undefined;
   }
-  const statuses = s3Answers.statuses as {
-    [status: string]: BookshelfErrorCode;
-  };
-  if (Object.prototype.hasOwnProperty.call(statuses, String(status))) {
-    return statuses[String(status)];
-  }
-  return status >= s3Answers.serverErrorFrom ? 'ServerError' : undefined;
+  const byStatus = lookUp(
+    s3Answers.statuses as { [status: string]: BookshelfErrorCode },
+    String(status)
+  );
+  return (
+    byStatus ??
+    (status >= s3Answers.serverErrorFrom ? 'ServerError' : undefined)
+  );
 }
 
 /**
@@ -138,10 +152,8 @@ export function toBookshelfError(
   }
   const name: string = (error as any)?.name ?? (error as any)?.Code ?? '';
   const status: number | undefined = (error as any)?.$metadata?.httpStatusCode;
-  const code: BookshelfErrorCode | undefined =
-    Object.prototype.hasOwnProperty.call(SDK_ERROR_NAMES, name)
-      ? SDK_ERROR_NAMES[name]
-      : s3AnswerCode(name, status, context);
+  const code =
+    lookUp(SDK_ERROR_NAMES, name) ?? s3AnswerCode(name, status, context);
   switch (code) {
     case 'NoSuchBucket':
     case 'NoSuchKey':
